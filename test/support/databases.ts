@@ -1,0 +1,101 @@
+/**
+ * Real PostgreSQL for tests: PGlite always, the PostgreSQL server when DATABASE_URL is set.
+ * Each test file shares one instance per engine (PGlite takes seconds to start).
+ *
+ *   const engines = testDatabases();
+ *   describe.each(engines)("$name", (engine) => { it(..., async () => { await engine.db().query(...) }) });
+ */
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { afterAll } from "vitest";
+
+export interface TestDatabase {
+  /** Rows of the last statement; `sql` may hold several statements when it returns nothing. */
+  query<Row = Record<string, unknown>>(sql: string): Promise<Row[]>;
+  /** Runs several statements (DDL, inserts). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface TestEngine {
+  readonly name: "pglite" | "postgres";
+  /** Opens lazily; call inside tests or hooks. */
+  db(): Promise<TestDatabase>;
+}
+
+const databaseUrl = process.env.DATABASE_URL;
+let warned = false;
+
+/**
+ * The engines this run can use. Without DATABASE_URL the PostgreSQL server is skipped with a
+ * visible notice; CI sets it.
+ */
+export function testEngines(): TestEngine[] {
+  const engines: TestEngine[] = [pgliteEngine()];
+  if (databaseUrl) engines.push(postgresEngine(databaseUrl));
+  else if (!warned) {
+    warned = true;
+    console.warn("notice: DATABASE_URL is not set; tests on the PostgreSQL server are skipped");
+  }
+  return engines;
+}
+
+function pgliteEngine(): TestEngine {
+  let opened: Promise<PGlite> | undefined;
+  afterAll(async () => {
+    if (opened) await (await opened).close();
+  });
+  return {
+    name: "pglite",
+    async db() {
+      opened ??= PGlite.create();
+      const lite = await opened;
+      return {
+        async query<Row>(sql: string) {
+          return (await lite.query<Row>(sql)).rows;
+        },
+        async exec(sql: string) {
+          await lite.exec(sql);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Each test file gets its own schema on the server so that files running in parallel do not
+ * see each other's tables.
+ */
+function postgresEngine(url: string): TestEngine {
+  let opened: Promise<pg.Client> | undefined;
+  afterAll(async () => {
+    if (opened) {
+      const client = await opened;
+      await client.query(`DROP SCHEMA IF EXISTS ${schemaName} CASCADE`);
+      await client.end();
+    }
+  });
+  const schemaName = `t_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  return {
+    name: "postgres",
+    async db() {
+      opened ??= (async () => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        await client.query(`CREATE SCHEMA ${schemaName}`);
+        await client.query(`SET search_path TO ${schemaName}`);
+        return client;
+      })();
+      const client = await opened;
+      return {
+        async query<Row>(sql: string) {
+          const result = await client.query(sql);
+          const last = Array.isArray(result) ? result[result.length - 1] : result;
+          return (last?.rows ?? []) as Row[];
+        },
+        async exec(sql: string) {
+          await client.query(sql);
+        },
+      };
+    },
+  };
+}
