@@ -12,7 +12,10 @@ export interface Binding {
   readonly signature: string;
   readonly predicate: string;
   readonly slots: readonly BindingSlot[];
-  /** The SQL as given, trailing whitespace and `;` removed. */
+  /**
+   * The SQL as given, trailing whitespace and `;` removed (a line break is kept after a final
+   * `--` comment so that the comment cannot swallow SQL written after the query).
+   */
   readonly query: string;
   /** 1-based line of the signature in the YAML document (for messages). */
   readonly line: number;

@@ -1,0 +1,261 @@
+/**
+ * Reads the data bindings YAML (api-and-local-sql §4): the `yaml` package parses the document
+ * with source positions, zod checks its shape, and each signature, query and SQL type name is
+ * then checked on the YAML nodes so that every problem names its signature and line.
+ */
+import { type Document, isAlias, isMap, isNode, isScalar, parseDocument, type YAMLMap } from "yaml";
+import type { z } from "zod";
+import { isAbstractType, isPrimitiveType } from "../core/value.js";
+import { type Diagnostic, error, tick } from "../source/diagnostic.js";
+import { formatDiagnosticLine } from "../source/format.js";
+import { positionOf, type SourceFile, type Span } from "../source/source.js";
+import { normalizeSqlType } from "../sql/sql-type.js";
+import { checkBindingQuery } from "./query.js";
+import { bindingBodySchema, dataBindingsDocumentSchema } from "./schema.js";
+import { formatSignature, isPolarName, parseSignature } from "./signature.js";
+import type { Binding, DataBindings } from "./types.js";
+
+export interface ParseDataBindingsOptions {
+  /** File name used in spans and messages; default `data_bindings`. */
+  readonly fileName?: string;
+}
+
+/** Invalid data bindings (code P701); the message lists every problem as `file:line:col: …`. */
+export class DataBindingsError extends Error {
+  override readonly name = "DataBindingsError";
+  readonly code = "P701";
+  constructor(
+    readonly diagnostics: readonly Diagnostic[],
+    source: SourceFile,
+  ) {
+    super(diagnostics.map((d) => formatDiagnosticLine(d, [source])).join("\n"));
+  }
+}
+
+export type SafeParseDataBindingsResult =
+  | { readonly success: true; readonly data: DataBindings }
+  | { readonly success: false; readonly error: DataBindingsError };
+
+/** A YAML node, or null where the document has none. */
+type YamlNode = unknown;
+
+interface Context {
+  readonly doc: Document;
+  readonly source: SourceFile;
+  readonly diagnostics: Diagnostic[];
+}
+
+function spanOf(context: Context, node: YamlNode): Span {
+  const range = isNode(node) ? node.range : undefined;
+  return { file: context.source.name, start: range?.[0] ?? 0, end: range?.[1] ?? 0 };
+}
+
+function report(context: Context, message: string, node: YamlNode): void {
+  context.diagnostics.push(error("P701", message, spanOf(context, node)));
+}
+
+function resolve(context: Context, node: YamlNode): YamlNode {
+  return isAlias(node) ? node.resolve(context.doc) : node;
+}
+
+function keyText(context: Context, node: YamlNode): string {
+  const key = resolve(context, node);
+  if (isScalar(key)) return String(key.value);
+  return isNode(key) ? String(key) : "";
+}
+
+function toJS(context: Context, node: YamlNode): unknown {
+  return isNode(node) ? node.toJS(context.doc) : null;
+}
+
+function findPair(context: Context, map: YamlNode, key: string) {
+  const resolved = resolve(context, map);
+  return isMap(resolved)
+    ? resolved.items.find((pair) => keyText(context, pair.key) === key)
+    : undefined;
+}
+
+/** A signature as shown in messages: canonical when it parses, as written otherwise. */
+function displaySignature(raw: string): string {
+  const parsed = parseSignature(raw);
+  return parsed.kind === "signature" ? formatSignature(parsed.predicate, parsed.slots) : raw;
+}
+
+function valueAt(data: unknown, path: readonly string[]): unknown {
+  let value = data;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/** Turns one zod issue into messages placed on the key it concerns. */
+function reportShape(context: Context, issue: z.core.$ZodIssue, data: unknown): void {
+  const path = issue.path.map(String);
+  const [section, key] = path;
+  const topPair =
+    section === undefined ? undefined : findPair(context, context.doc.contents, section);
+  const entryPair = key === undefined ? undefined : findPair(context, topPair?.value, key);
+  const at = entryPair?.key ?? topPair?.key ?? context.doc.contents;
+  const input = valueAt(data, path);
+  const unknownKeys = issue.code === "unrecognized_keys" ? issue.keys : [];
+  if (section === undefined) {
+    for (const unknown of unknownKeys) {
+      const pair = findPair(context, context.doc.contents, unknown);
+      const message = `unknown key ${tick(unknown)} in data bindings; expected \`facts\` or \`sql_types\``;
+      report(context, message, pair?.key ?? at);
+    }
+    if (issue.code !== "unrecognized_keys") {
+      report(context, "data bindings must be a mapping with keys `facts` and `sql_types`", at);
+    }
+  } else if (key === undefined) {
+    const what =
+      section === "facts" ? "fact signatures to queries" : "type names to SQL type names";
+    report(context, `${tick(section)} must be a mapping from ${what}`, at);
+  } else if (section === "sql_types") {
+    report(context, `\`sql_types\` entry ${tick(key)} must be a string`, at);
+  } else {
+    const binding = `binding ${tick(displaySignature(key))}`;
+    for (const unknown of unknownKeys) {
+      report(context, `unknown key ${tick(unknown)} in ${binding}; expected \`query\``, at);
+    }
+    if (issue.code === "unrecognized_keys") return;
+    if (input === undefined || input === null) report(context, `${binding} has no query`, at);
+    else if (path.length === 2)
+      report(context, `${binding} must be a mapping with a \`query\``, at);
+    else report(context, `query of ${binding} must be a string`, at);
+  }
+}
+
+function readFacts(context: Context, facts: YAMLMap): Binding[] {
+  const bindings: Binding[] = [];
+  const seen = new Set<string>();
+  for (const pair of facts.items) {
+    const parsed = parseSignature(keyText(context, pair.key));
+    if (parsed.kind === "error") {
+      report(context, parsed.message, pair.key);
+      continue;
+    }
+    const signature = formatSignature(parsed.predicate, parsed.slots);
+    if (seen.has(signature)) {
+      report(context, `duplicate binding ${tick(signature)}`, pair.key);
+      continue;
+    }
+    seen.add(signature);
+    const body = bindingBodySchema.safeParse(toJS(context, pair.value));
+    if (!body.success) continue; // reported by the shape check
+    const query = checkBindingQuery(body.data.query);
+    if (query.kind === "error") {
+      report(context, `query of binding ${tick(signature)} ${query.problem}`, pair.key);
+      continue;
+    }
+    const { line } = positionOf(context.source, spanOf(context, pair.key).start);
+    const { predicate, slots } = parsed;
+    bindings.push({ signature, predicate, slots, query: query.query, line });
+  }
+  return bindings;
+}
+
+function readSqlTypes(context: Context, sqlTypes: YAMLMap): Map<string, string> {
+  const types = new Map<string, string>();
+  for (const pair of sqlTypes.items) {
+    const type = keyText(context, pair.key);
+    const sqlType = toJS(context, pair.value);
+    const normalized = typeof sqlType === "string" ? normalizeSqlType(sqlType) : null;
+    if (!isPolarName(type)) {
+      report(context, `invalid type name ${tick(type)} in \`sql_types\``, pair.key);
+    } else if (isPrimitiveType(type) || isAbstractType(type)) {
+      const kind = isPrimitiveType(type) ? "primitive" : "abstract";
+      const message = `\`sql_types\` cannot give an SQL type to ${kind} type ${tick(type)}; list entity types`;
+      report(context, message, pair.key);
+    } else if (types.has(type)) {
+      report(context, `duplicate type ${tick(type)} in \`sql_types\``, pair.key);
+    } else if (typeof sqlType === "string" && normalized === null) {
+      const message = `invalid SQL type ${tick(sqlType)} for ${tick(type)} in \`sql_types\`; expected a type name such as \`integer\`, \`uuid\` or \`varchar(64)\``;
+      report(context, message, pair.key);
+    } else if (normalized !== null) {
+      types.set(type, normalized);
+    }
+  }
+  return types;
+}
+
+function check(yamlText: string, options: ParseDataBindingsOptions): SafeParseDataBindingsResult {
+  const source: SourceFile = { name: options.fileName ?? "data_bindings", text: yamlText };
+  const doc = parseDocument(yamlText, { uniqueKeys: false, prettyErrors: false });
+  const context: Context = { doc, source, diagnostics: [] };
+  const fail = () =>
+    ({ success: false, error: new DataBindingsError(context.diagnostics, source) }) as const;
+  for (const yamlError of doc.errors) {
+    const [start, end] = yamlError.pos;
+    const message = `invalid YAML in data bindings: ${yamlError.message.split("\n")[0]}`;
+    context.diagnostics.push(error("P701", message, { file: source.name, start, end }));
+  }
+  if (context.diagnostics.length > 0) return fail();
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (thrown) {
+    report(context, `invalid YAML in data bindings: ${(thrown as Error).message}`, doc.contents);
+    return fail();
+  }
+  const shape = dataBindingsDocumentSchema.safeParse(data);
+  if (!shape.success) for (const issue of shape.error.issues) reportShape(context, issue, data);
+
+  let bindings: Binding[] = [];
+  let sqlTypes = new Map<string, string>();
+  const root = resolve(context, doc.contents);
+  const sections = new Set<string>();
+  for (const pair of isMap(root) ? root.items : []) {
+    const section = keyText(context, pair.key);
+    const value = resolve(context, pair.value);
+    if (section !== "facts" && section !== "sql_types") continue; // reported by the shape check
+    if (sections.has(section))
+      report(context, `duplicate key ${tick(section)} in data bindings`, pair.key);
+    else if (section === "facts" && isMap(value)) bindings = readFacts(context, value);
+    else if (section === "sql_types" && isMap(value)) sqlTypes = readSqlTypes(context, value);
+    sections.add(section);
+  }
+  if (context.diagnostics.length > 0) {
+    context.diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
+    return fail();
+  }
+  return { success: true, data: { bindings, sqlTypes } };
+}
+
+/**
+ * Parses and validates data bindings; throws `DataBindingsError` listing every problem.
+ *
+ *   const { bindings, sqlTypes } = parseDataBindings(`
+ *   facts:
+ *     "has_relation(Ticket:_, project, Project:_)":
+ *       query: SELECT id, project_id FROM tickets
+ *   sql_types:
+ *     Ticket: bigint
+ *   `);
+ *   bindings[0].signature // "has_relation(Ticket:_, String:project, Project:_)"
+ *   sqlTypes.get("Ticket") // "bigint"
+ */
+export function parseDataBindings(
+  yamlText: string,
+  options: ParseDataBindingsOptions = {},
+): DataBindings {
+  const result = check(yamlText, options);
+  if (!result.success) throw result.error;
+  return result.data;
+}
+
+/**
+ * Like `parseDataBindings`, but returns `{ success: true, data }` or `{ success: false, error }`.
+ *
+ *   const result = safeParseDataBindings("fact:\n");
+ *   if (!result.success) console.log(result.error.message);
+ *   // data_bindings:1:1: unknown key `fact` in data bindings; expected `facts` or `sql_types`
+ */
+export function safeParseDataBindings(
+  yamlText: string,
+  options: ParseDataBindingsOptions = {},
+): SafeParseDataBindingsResult {
+  return check(yamlText, options);
+}

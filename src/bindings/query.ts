@@ -1,0 +1,181 @@
+/**
+ * Checks that a binding query is one SELECT-like statement that can be pasted verbatim as a
+ * CTE body (api-and-local-sql §4.1, §5.1). A small PostgreSQL tokenizer skips string literals
+ * (`'…'` with `''`, `E'…'` with backslash escapes), quoted identifiers (`"…"`), dollar-quoted
+ * strings (`$tag$…$tag$`) and comments (`--…`, nested `/* … *\/`), so that `;`, parentheses
+ * and `$1` are only seen where PostgreSQL would see them. Plain `'…'` strings are read with
+ * `standard_conforming_strings` on (the default since PostgreSQL 9.1).
+ */
+
+export type QueryCheck =
+  /** `query` is the text to paste: trailing whitespace and `;` removed. */
+  | { readonly kind: "query"; readonly query: string }
+  /** `problem` completes "query of binding `sig` …". */
+  | { readonly kind: "error"; readonly problem: string };
+
+interface Token {
+  readonly kind: "word" | "punct" | "literal" | "parameter";
+  readonly text: string;
+  readonly start: number;
+}
+
+interface Scan {
+  readonly tokens: readonly Token[];
+  /** `[start, end)` of each `--` comment; `end` is the line break or the end of the text. */
+  readonly lineComments: readonly (readonly [number, number])[];
+  readonly unterminated?: string;
+}
+
+const WORD_START = /[A-Za-z_\u0080-\uffff]/;
+const WORD_REST = /[A-Za-z0-9_$\u0080-\uffff]*/y;
+const NUMBER = /[0-9.][0-9A-Za-z_.]*/y;
+const DOLLAR_TAG = /\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/y;
+const PARAMETER = /\$[0-9]+/y;
+const SELECT_LIKE = new Set(["select", "with", "values", "table"]);
+
+function matchAt(pattern: RegExp, text: string, at: number): string | null {
+  pattern.lastIndex = at;
+  return pattern.exec(text)?.[0] ?? null;
+}
+
+/** End of a quoted run opened at `at` (exclusive), or -1 when it is not closed. */
+function closeQuote(text: string, at: number, quote: string, backslashEscapes: boolean): number {
+  let i = at + 1;
+  while (i < text.length) {
+    const char = text[i]!;
+    if (backslashEscapes && char === "\\") i += 2;
+    else if (char !== quote) i++;
+    else if (text[i + 1] === quote) i += 2;
+    else return i + 1;
+  }
+  return -1;
+}
+
+/** End of a block comment opened at `at` (comments nest in PostgreSQL), or -1. */
+function closeBlockComment(text: string, at: number): number {
+  let depth = 0;
+  let i = at;
+  while (i < text.length) {
+    if (text.startsWith("/*", i)) {
+      depth++;
+      i += 2;
+    } else if (text.startsWith("*/", i)) {
+      depth--;
+      i += 2;
+      if (depth === 0) return i;
+    } else i++;
+  }
+  return -1;
+}
+
+function scanSql(text: string): Scan {
+  const tokens: Token[] = [];
+  const lineComments: [number, number][] = [];
+  let i = 0;
+  const unterminated = (what: string): Scan => ({ tokens, lineComments, unterminated: what });
+  while (i < text.length) {
+    const char = text[i]!;
+    const start = i;
+    if (/\s/.test(char)) {
+      i++;
+    } else if (text.startsWith("--", i)) {
+      const newline = text.slice(i).search(/[\r\n]/);
+      i = newline === -1 ? text.length : i + newline;
+      lineComments.push([start, i]);
+    } else if (text.startsWith("/*", i)) {
+      i = closeBlockComment(text, i);
+      if (i === -1) return unterminated("block comment");
+    } else if (char === "'" || char === '"') {
+      const previous = tokens[tokens.length - 1];
+      const escapeString =
+        char === "'" &&
+        previous?.kind === "word" &&
+        previous.start + previous.text.length === i &&
+        /^[eE]$/.test(previous.text);
+      i = closeQuote(text, i, char, escapeString);
+      if (i === -1) return unterminated(char === "'" ? "string literal" : "quoted identifier");
+      tokens.push({ kind: "literal", text: text.slice(start, i), start });
+    } else if (char === "$") {
+      const tag = matchAt(DOLLAR_TAG, text, i);
+      const parameter = tag === null ? matchAt(PARAMETER, text, i) : null;
+      if (tag !== null) {
+        const close = text.indexOf(tag, i + tag.length);
+        if (close === -1) return unterminated("dollar-quoted string");
+        i = close + tag.length;
+        tokens.push({ kind: "literal", text: text.slice(start, i), start });
+      } else if (parameter !== null) {
+        i += parameter.length;
+        tokens.push({ kind: "parameter", text: parameter, start });
+      } else {
+        i++;
+        tokens.push({ kind: "punct", text: char, start });
+      }
+    } else if (WORD_START.test(char)) {
+      i += 1 + matchAt(WORD_REST, text, i + 1)!.length;
+      tokens.push({ kind: "word", text: text.slice(start, i), start });
+    } else if (/[0-9]/.test(char) || (char === "." && /[0-9]/.test(text[i + 1] ?? ""))) {
+      i += matchAt(NUMBER, text, i)!.length;
+      tokens.push({ kind: "literal", text: text.slice(start, i), start });
+    } else {
+      i++;
+      tokens.push({ kind: "punct", text: char, start });
+    }
+  }
+  return { tokens, lineComments };
+}
+
+function isPunct(token: Token | undefined, text: string): boolean {
+  return token?.kind === "punct" && token.text === text;
+}
+
+function parenthesesBalance(tokens: readonly Token[]): boolean {
+  let depth = 0;
+  for (const token of tokens) {
+    if (isPunct(token, "(")) depth++;
+    else if (isPunct(token, ")") && --depth < 0) return false;
+  }
+  return depth === 0;
+}
+
+/**
+ * Validates a binding query and returns the text to paste.
+ *
+ *   checkBindingQuery("SELECT id FROM t;\n")      // { kind: "query", query: "SELECT id FROM t" }
+ *   checkBindingQuery("SELECT 1; DELETE FROM t") // { kind: "error", problem: "must be one statement; …" }
+ */
+export function checkBindingQuery(text: string): QueryCheck {
+  const scan = scanSql(text);
+  if (scan.unterminated)
+    return { kind: "error", problem: `has an unterminated ${scan.unterminated}` };
+  let end = scan.tokens.length;
+  while (end > 0 && isPunct(scan.tokens[end - 1], ";")) end--;
+  const tokens = scan.tokens.slice(0, end);
+  const cut = scan.tokens[end]?.start ?? text.length;
+  let query = text.slice(0, cut).trimEnd();
+  if (tokens.length === 0) return { kind: "error", problem: "is empty" };
+  if (tokens.some((token) => isPunct(token, ";"))) {
+    return { kind: "error", problem: "must be one statement; found `;` before its end" };
+  }
+  const first = tokens.find((token) => !isPunct(token, "("));
+  if (first?.kind !== "word" || !SELECT_LIKE.has(first.text.toLowerCase())) {
+    const found = first ? `; found \`${first.text}\`` : "";
+    return {
+      kind: "error",
+      problem: `must be a single SELECT-like statement starting with SELECT, WITH, VALUES or TABLE${found}`,
+    };
+  }
+  if (!parenthesesBalance(tokens)) {
+    return { kind: "error", problem: "has unbalanced parentheses" };
+  }
+  const parameter = tokens.find((token) => token.kind === "parameter");
+  if (parameter) {
+    return {
+      kind: "error",
+      problem: `uses parameter \`${parameter.text}\`; binding queries cannot take parameters`,
+    };
+  }
+  // A `--` comment running to the end would swallow whatever SQL is written after the query.
+  const length = query.length;
+  if (scan.lineComments.some(([start, stop]) => start < length && stop >= length)) query += "\n";
+  return { kind: "query", query };
+}

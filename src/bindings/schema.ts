@@ -1,0 +1,19 @@
+/**
+ * The shape of a data bindings document once read from YAML (api-and-local-sql §4.1). Only the
+ * shape: signatures, queries and SQL type names are checked by `parseDataBindings`.
+ *
+ *   dataBindingsDocumentSchema.parse({ facts: { "is_open(Ticket:_)": { query: "SELECT id FROM t" } } })
+ */
+import { z } from "zod";
+
+/** The value of one `facts` entry. */
+export const bindingBodySchema = z.strictObject({ query: z.string() });
+
+export const dataBindingsDocumentSchema = z
+  .strictObject({
+    facts: z.record(z.string(), bindingBodySchema).nullish(),
+    sql_types: z.record(z.string(), z.string()).nullish(),
+  })
+  .nullish();
+
+export type DataBindingsDocument = z.infer<typeof dataBindingsDocumentSchema>;

@@ -1,0 +1,208 @@
+/**
+ * The one audited place where runtime values become PostgreSQL text (api-and-local-sql §5.3).
+ * Every value the emitted SQL holds goes through these functions; nothing else quotes.
+ *
+ * Rules, and why:
+ * - Strings are single-quoted with `'` doubled. A string holding a backslash is written as an
+ *   escape string `E'…'` with `\` doubled too, so that the literal means the same text whatever
+ *   the server's `standard_conforming_strings` says (a plain `'a\'` would end early where it is
+ *   off).
+ * - U+0000 is refused: PostgreSQL text cannot hold it, so no stored value can equal it and
+ *   there is no literal for it. Unpaired UTF-16 surrogates are refused too: drivers encode them
+ *   as U+FFFD, which would silently turn the literal into a different string.
+ * - Integers are validated as signed 64-bit and printed canonically; negative numbers are
+ *   parenthesized (`(-5)`) so that no neighbouring `-` or operator can glue onto the sign.
+ * - Identifiers are always double-quoted with `"` doubled, non-empty, at most 63 bytes (longer
+ *   names would be truncated by PostgreSQL).
+ * - SQL type names are validated by `normalizeSqlType` before they are written.
+ * - An entity id that cannot be a value of its column's SQL type (`abc` for an `integer`
+ *   column, `007` too since the column's text form would be `7`) renders as `null`: the
+ *   caller drops that alternative, because the comparison could only be false.
+ */
+import { isPrimitiveType, parseInteger, type Value } from "../core/value.js";
+import { castTypeName, normalizeSqlType, sqlTypeFamily } from "./sql-type.js";
+
+/** A value that has no PostgreSQL literal (NUL, malformed integer, invalid SQL type name). */
+export class LiteralError extends Error {
+  override readonly name = "LiteralError";
+}
+
+const MAX_IDENTIFIER_BYTES = 63;
+const CANONICAL_DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
+const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function checkStorable(text: string, what: string): void {
+  if (text.includes("\u0000")) {
+    throw new LiteralError(`${what} contains U+0000 (NUL), which PostgreSQL text cannot hold`);
+  }
+  if (UNPAIRED_SURROGATE.test(text)) {
+    throw new LiteralError(`${what} contains an unpaired UTF-16 surrogate`);
+  }
+}
+
+/**
+ * A PostgreSQL string literal for `text`; its type is inferred from where it is used.
+ *
+ *   quoteString("it's")  // "'it''s'"
+ *   quoteString("a\\b")  // "E'a\\\\b'"  (the SQL text E'a\\b')
+ */
+export function quoteString(text: string): string {
+  checkStorable(text, "string");
+  const quoted = text.replaceAll("'", "''");
+  return text.includes("\\") ? `E'${quoted.replaceAll("\\", "\\\\")}'` : `'${quoted}'`;
+}
+
+/**
+ * A double-quoted PostgreSQL identifier; the name keeps its exact case and characters.
+ *
+ *   quoteIdentifier('ticket "id"') // '"ticket ""id"""'
+ */
+export function quoteIdentifier(name: string): string {
+  if (name === "") throw new LiteralError("identifier is empty");
+  checkStorable(name, "identifier");
+  if (Buffer.byteLength(name, "utf8") > MAX_IDENTIFIER_BYTES) {
+    throw new LiteralError(
+      `identifier \`${name}\` is longer than ${MAX_IDENTIFIER_BYTES} bytes, the PostgreSQL limit`,
+    );
+  }
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+function bareNumber(canonical: string): string {
+  return canonical.startsWith("-") ? `(${canonical})` : canonical;
+}
+
+/**
+ * A signed 64-bit integer, canonical and bare; throws on anything else.
+ *
+ *   renderInteger("007") // "7"
+ *   renderInteger("-3")  // "(-3)"
+ */
+export function renderInteger(id: string): string {
+  const value = parseInteger(id);
+  if (value === null) throw new LiteralError(`\`${id}\` is not a 64-bit integer`);
+  return bareNumber(value.toString());
+}
+
+function renderBoolean(id: string): string {
+  if (id === "true") return "TRUE";
+  if (id === "false") return "FALSE";
+  throw new LiteralError(`\`${id}\` is not a boolean`);
+}
+
+function normalizedOrThrow(sqlType: string): string {
+  const normalized = normalizeSqlType(sqlType);
+  if (normalized === null) throw new LiteralError(`invalid SQL type name \`${sqlType}\``);
+  return normalized;
+}
+
+type ValueKind = "String" | "Integer" | "Boolean" | "entity";
+
+function kindOf(type: string): ValueKind {
+  return isPrimitiveType(type) ? type : "entity";
+}
+
+/** How an entity id is written for a column of `sqlType`; null when no row can hold it. */
+function renderEntityId(id: string, sqlType: string | undefined, typed: boolean): string | null {
+  if (sqlType === undefined) return typed ? `CAST(${quoteString(id)} AS text)` : quoteString(id);
+  const normalized = normalizedOrThrow(sqlType);
+  const family = sqlTypeFamily(normalized);
+  switch (family) {
+    case "integer": {
+      const value = parseInteger(id);
+      return value !== null && value.toString() === id ? bareNumber(id) : null;
+    }
+    case "decimal":
+      return CANONICAL_DECIMAL.test(id) && !/^-0(?:\.0+)?$/.test(id) ? bareNumber(id) : null;
+    case "uuid":
+      if (!UUID_TEXT.test(id)) return null;
+      return typed ? `CAST(${quoteString(id)} AS uuid)` : quoteString(id);
+    case "other":
+      return typed ? `CAST(${quoteString(id)} AS ${castTypeName(normalized)})` : quoteString(id);
+    default: {
+      const _never: never = family;
+      return _never;
+    }
+  }
+}
+
+function render(value: Value, sqlType: string | undefined, typed: boolean): string | null {
+  const kind = kindOf(value.type);
+  switch (kind) {
+    case "String":
+      return typed ? `CAST(${quoteString(value.id)} AS text)` : quoteString(value.id);
+    case "Integer":
+      return renderInteger(value.id);
+    case "Boolean":
+      return renderBoolean(value.id);
+    case "entity":
+      return renderEntityId(value.id, sqlType, typed);
+    default: {
+      const _never: never = kind;
+      return _never;
+    }
+  }
+}
+
+/**
+ * A literal to compare directly with a column (`col = v`, `col IN (v1, v2)`), where
+ * PostgreSQL gives an untyped quoted literal the column's type. `sqlType` is the `sql_types`
+ * entry of an entity value's type; primitives ignore it. Returns null when the id cannot be a
+ * value of that SQL type: drop the alternative.
+ *
+ *   renderValue({ type: "String", id: "it's" })         // "'it''s'"
+ *   renderValue({ type: "Ticket", id: "42" }, "bigint") // "42"
+ *   renderValue({ type: "Ticket", id: "x" }, "bigint")  // null
+ *   renderValue({ type: "Boolean", id: "true" })        // "TRUE"
+ */
+export function renderValue(value: Value, sqlType?: string): string | null {
+  return render(value, sqlType, false);
+}
+
+/**
+ * A literal that carries its own type, for places where PostgreSQL cannot infer one: rows of
+ * `VALUES (…)` and select lists. Quoted strings get `CAST(… AS <type>)` (`text` for String and
+ * for entities without `sqlType`); numbers and booleans are already typed. Null as in
+ * `renderValue`.
+ *
+ *   renderTypedLiteral({ type: "User", id: "ada" })                // "CAST('ada' AS text)"
+ *   renderTypedLiteral({ type: "Org", id: "a-1" }, "varchar(20)")  // "CAST('a-1' AS varchar)"
+ */
+export function renderTypedLiteral(value: Value, sqlType?: string): string | null {
+  return render(value, sqlType, true);
+}
+
+/**
+ * The SQL type that holds values of Polar type `type`: `text`, `bigint`, `boolean`, or the
+ * cast form of the entity type's `sql_types` entry (`text` without one).
+ *
+ *   sqlTypeOf("Integer")              // "bigint"
+ *   sqlTypeOf("Ticket", "bigserial")  // "bigint"
+ */
+export function sqlTypeOf(type: string, sqlType?: string): string {
+  const kind = kindOf(type);
+  switch (kind) {
+    case "String":
+      return "text";
+    case "Integer":
+      return "bigint";
+    case "Boolean":
+      return "boolean";
+    case "entity":
+      return sqlType === undefined ? "text" : castTypeName(normalizedOrThrow(sqlType));
+    default: {
+      const _never: never = kind;
+      return _never;
+    }
+  }
+}
+
+/**
+ * A typed NULL, e.g. for a select-mode column whose variable is a wildcard (§5.2).
+ *
+ *   renderTypedNull("Ticket", "uuid") // "CAST(NULL AS uuid)"
+ */
+export function renderTypedNull(type: string, sqlType?: string): string {
+  return `CAST(NULL AS ${sqlTypeOf(type, sqlType)})`;
+}
