@@ -1,0 +1,332 @@
+/**
+ * Resource blocks (reference §6): merging repeated blocks, validating declarations,
+ * inheriting roles, permissions and relations through `extends`, and the resource metadata.
+ */
+import type { Block, Declaration, DictValue, ListValue } from "../polar/ast.js";
+import { type Diagnostic, error, tick } from "../source/diagnostic.js";
+import type { Span } from "../source/source.js";
+import { findComponents } from "./graph.js";
+import type { ResourceMeta, TypeInfo } from "./program.js";
+import { structurallyEqual } from "./structural.js";
+import { isBuiltinType } from "./types.js";
+
+export type TermKind = "role" | "permission" | "relation";
+
+/** A name declared in a block. */
+export interface DeclaredTerm {
+  readonly kind: TermKind;
+  /** The target type of a relation; absent when it has none or it is not a valid type. */
+  readonly target?: string;
+  readonly span: Span;
+}
+
+/** What shorthand rules in a block can refer to. */
+export interface BlockScope {
+  /** The type name, or `global`. */
+  readonly name: string;
+  readonly kind: "actor" | "resource" | "global";
+  readonly block: Block | null;
+  /** Own and inherited declarations. */
+  readonly terms: ReadonlyMap<string, DeclaredTerm>;
+}
+
+export interface MergedBlocks {
+  /** One block per declared type, in first-seen order. */
+  readonly typed: readonly Block[];
+  readonly global: Block | null;
+}
+
+/**
+ * Keeps the first of identical repeated blocks and reports the others (project rule 13).
+ *
+ * @example
+ * mergeBlocks([user, sameUserAgain], diagnostics).typed; // [user]
+ */
+export function mergeBlocks(blocks: readonly Block[], diagnostics: Diagnostic[]): MergedBlocks {
+  const typed = new Map<string, { block: Block }>();
+  let global: { block: Block } | null = null;
+  const same = (kept: { block: Block }, block: Block) => structurallyEqual(kept.block, block);
+  for (const block of blocks) {
+    if (block.blockKind === "global" || !block.name) {
+      if (!global) global = { block };
+      else if (!same(global, block)) {
+        const span = { ...block.span, end: block.span.start + "global".length };
+        diagnostics.push(error("P107", "only one `global` block is allowed", span));
+      }
+      continue;
+    }
+    const name = block.name.name;
+    if (isBuiltinType(name) || name === "global") {
+      const what = name === "global" ? "the name of the `global` block" : "a built-in type";
+      diagnostics.push(
+        error("P111", `${tick(name)} is ${what} and cannot be declared`, block.name.span),
+      );
+      continue;
+    }
+    const kept = typed.get(name);
+    if (!kept) typed.set(name, { block });
+    else if (!same(kept, block)) {
+      diagnostics.push(
+        error(
+          "P111",
+          `${tick(name)} is declared twice with different declarations`,
+          block.name.span,
+        ),
+      );
+    }
+  }
+  return { typed: [...typed.values()].map((k) => k.block), global: global?.block ?? null };
+}
+
+/**
+ * Validates every block and computes its scope, including inherited declarations.
+ * Returns one scope per typed block plus `global` (always present).
+ *
+ * @example
+ * blockScopes(merged, types, diagnostics).get("Ticket")?.terms.get("view")?.kind; // "permission"
+ */
+export function blockScopes(
+  merged: MergedBlocks,
+  types: ReadonlyMap<string, TypeInfo>,
+  diagnostics: Diagnostic[],
+): Map<string, BlockScope> {
+  const own = new Map<string, Map<string, DeclaredTerm>>();
+  const blocks = new Map<string, Block>();
+  for (const block of merged.typed) {
+    blocks.set(block.name!.name, block);
+    own.set(block.name!.name, ownTerms(block, block.name!.name, types, diagnostics));
+  }
+  const scopes = new Map<string, BlockScope>();
+  const successors = (name: string) =>
+    (types.get(name)?.supertypes ?? []).filter((sup) => own.has(sup));
+  for (const component of findComponents(own.keys(), successors)) {
+    const members = new Set(component);
+    for (const name of component) {
+      const block = blocks.get(name)!;
+      const terms = inherit(
+        block,
+        own.get(name)!,
+        successors(name)
+          .filter((sup) => !members.has(sup))
+          .map((sup) => scopes.get(sup)!),
+        diagnostics,
+      );
+      scopes.set(name, { name, kind: block.blockKind as "actor" | "resource", block, terms });
+    }
+  }
+  const globalTerms = merged.global
+    ? ownTerms(merged.global, "global", types, diagnostics)
+    : new Map<string, DeclaredTerm>();
+  scopes.set("global", {
+    name: "global",
+    kind: "global",
+    block: merged.global,
+    terms: globalTerms,
+  });
+  return scopes;
+}
+
+function inherit(
+  block: Block,
+  own: ReadonlyMap<string, DeclaredTerm>,
+  supertypes: readonly BlockScope[],
+  diagnostics: Diagnostic[],
+): Map<string, DeclaredTerm> {
+  const inherited = new Map<string, DeclaredTerm>();
+  for (const scope of supertypes) {
+    for (const [name, term] of scope.terms) {
+      const seen = inherited.get(name);
+      if (!seen) inherited.set(name, term);
+      else if (seen.kind !== term.kind || seen.target !== term.target) {
+        diagnostics.push(
+          error(
+            "P105",
+            `${tick(name)} is declared more than once in ${tick(block.name!.name)}`,
+            block.name!.span,
+          ),
+        );
+      }
+    }
+  }
+  const terms = new Map(inherited);
+  for (const [name, term] of own) {
+    if (inherited.has(name)) {
+      diagnostics.push(
+        error(
+          "P105",
+          `${tick(name)} is declared more than once in ${tick(block.name!.name)}`,
+          term.span,
+        ),
+      );
+      continue;
+    }
+    terms.set(name, term);
+  }
+  return terms;
+}
+
+const KEYS = new Set(["roles", "permissions", "relations"]);
+
+/** The block's own declarations, with the checks of §6. */
+function ownTerms(
+  block: Block,
+  blockName: string,
+  types: ReadonlyMap<string, TypeInfo>,
+  diagnostics: Diagnostic[],
+): Map<string, DeclaredTerm> {
+  const terms = new Map<string, DeclaredTerm>();
+  const keys = new Set<string>();
+  const add = (name: string, term: DeclaredTerm) => {
+    if (terms.has(name)) {
+      diagnostics.push(
+        error("P105", `${tick(name)} is declared more than once in ${tick(blockName)}`, term.span),
+      );
+    } else {
+      terms.set(name, term);
+    }
+  };
+  for (const declaration of block.declarations) {
+    const key = declaration.key.name;
+    if (!KEYS.has(key)) {
+      diagnostics.push(
+        error(
+          "P101",
+          `unknown declaration ${tick(key)} in ${tick(blockName)}; expected \`roles\`, \`permissions\` or \`relations\``,
+          declaration.key.span,
+        ),
+      );
+      continue;
+    }
+    if (block.blockKind === "global" && key === "relations") {
+      diagnostics.push(
+        error("P108", "`global` may declare only `roles` and `permissions`", declaration.key.span),
+      );
+      continue;
+    }
+    if (keys.has(key)) {
+      diagnostics.push(
+        error(
+          "P104",
+          `${tick(key)} is declared more than once in ${tick(blockName)}`,
+          declaration.key.span,
+        ),
+      );
+      continue;
+    }
+    keys.add(key);
+    if (key === "relations") relationTerms(declaration, blockName, types, add, diagnostics);
+    else
+      listTerms(declaration, key === "roles" ? "role" : "permission", blockName, add, diagnostics);
+  }
+  return terms;
+}
+
+function listTerms(
+  declaration: Declaration,
+  kind: "role" | "permission",
+  blockName: string,
+  add: (name: string, term: DeclaredTerm) => void,
+  diagnostics: Diagnostic[],
+): void {
+  const shape = (span: Span) =>
+    error(
+      "P102",
+      `${tick(declaration.key.name)} in ${tick(blockName)} must be a list of strings`,
+      span,
+    );
+  const value: ListValue | DictValue = declaration.value;
+  if (value.kind !== "list") {
+    diagnostics.push(shape(value.span));
+    return;
+  }
+  for (const element of value.elements) {
+    if (element.kind !== "string") diagnostics.push(shape(element.span));
+    else add(element.value, { kind, span: element.span });
+  }
+}
+
+function relationTerms(
+  declaration: Declaration,
+  blockName: string,
+  types: ReadonlyMap<string, TypeInfo>,
+  add: (name: string, term: DeclaredTerm) => void,
+  diagnostics: Diagnostic[],
+): void {
+  const value = declaration.value;
+  if (value.kind !== "dict") {
+    diagnostics.push(
+      error(
+        "P102",
+        `\`relations\` in ${tick(blockName)} must be a dictionary like \`{ project: Project }\``,
+        value.span,
+      ),
+    );
+    return;
+  }
+  for (const field of value.fields) {
+    const name = field.name.name;
+    if (!field.type) {
+      diagnostics.push(
+        error("P103", `relation ${tick(name)} in ${tick(blockName)} has no type`, field.span),
+      );
+      add(name, { kind: "relation", span: field.name.span });
+      continue;
+    }
+    const target = types.get(field.type.name);
+    if (!target || target.kind === "undeclared") {
+      diagnostics.push(
+        error(
+          "P106",
+          `relation ${tick(name)} in ${tick(blockName)} refers to undeclared type ${tick(field.type.name)}`,
+          field.type.span,
+        ),
+      );
+      add(name, { kind: "relation", span: field.name.span });
+      continue;
+    }
+    if (target.kind === "primitive" || target.kind === "abstract") {
+      diagnostics.push(
+        error(
+          "P106",
+          `relation ${tick(name)} in ${tick(blockName)} must refer to an actor or resource type, not ${tick(field.type.name)}`,
+          field.type.span,
+        ),
+      );
+      add(name, { kind: "relation", span: field.name.span });
+      continue;
+    }
+    add(name, { kind: "relation", target: field.type.name, span: field.name.span });
+  }
+}
+
+/**
+ * Resource metadata from block scopes: sorted roles and permissions, relations by name.
+ *
+ * @example
+ * resourceMetadata(scopes).get("Ticket"); // { name: "Ticket", kind: "resource", roles: [], … }
+ */
+export function resourceMetadata(
+  scopes: ReadonlyMap<string, BlockScope>,
+): Map<string, ResourceMeta> {
+  const metas = new Map<string, ResourceMeta>();
+  for (const scope of scopes.values()) {
+    const roles: string[] = [];
+    const permissions: string[] = [];
+    const relationNames: string[] = [];
+    for (const [name, term] of scope.terms) {
+      if (term.kind === "role") roles.push(name);
+      else if (term.kind === "permission") permissions.push(name);
+      else if (term.target) relationNames.push(name);
+    }
+    const relations: Record<string, string> = {};
+    for (const name of relationNames.sort()) relations[name] = scope.terms.get(name)!.target!;
+    metas.set(scope.name, {
+      name: scope.name,
+      kind: scope.kind,
+      roles: roles.sort(),
+      permissions: permissions.sort(),
+      relations,
+    });
+  }
+  return metas;
+}

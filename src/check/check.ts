@@ -1,0 +1,174 @@
+/**
+ * The checker's entry points: parse one or more policy files, validate them and build the
+ * checked `Program` (shorthand desugared, default `allow` added, fact signatures inferred,
+ * tests expanded). Several files form one policy; declaration order never matters.
+ */
+
+import type { Block, Item, PolicyFile } from "../polar/ast.js";
+import { parsePolicy } from "../polar/parse.js";
+import { type Diagnostic, hasErrors } from "../source/diagnostic.js";
+import { formatDiagnosticLine } from "../source/format.js";
+import type { SourceFile } from "../source/source.js";
+import { blockScopes, mergeBlocks, resourceMetadata } from "./blocks.js";
+import { desugarBlock } from "./desugar.js";
+import { checkObjectLiterals, warnMatchesBang } from "./literals.js";
+import { checkNegationSafety, checkStratification } from "./negation.js";
+import type { Clause, Program } from "./program.js";
+import { checkTypeDeclarations, groupClauses, ruleClause } from "./rules.js";
+import { inferSignatures } from "./signatures.js";
+import { checkTests } from "./test-blocks.js";
+import { buildTypes } from "./types.js";
+
+export type CheckResult =
+  | {
+      readonly ok: true;
+      readonly program: Program;
+      /** Warnings (and parse warnings), sorted by position. */
+      readonly diagnostics: readonly Diagnostic[];
+      readonly sources: readonly SourceFile[];
+    }
+  | {
+      readonly ok: false;
+      /** Errors and warnings, sorted by position. */
+      readonly diagnostics: readonly Diagnostic[];
+      readonly sources: readonly SourceFile[];
+    };
+
+/**
+ * Parses and checks a policy made of one or more files. Never throws on bad input: problems
+ * come back as diagnostics, and `ok` is true iff there is no error. When a file has syntax
+ * errors only the parse diagnostics are returned.
+ *
+ * @example
+ * const result = checkPolicy([{ name: "a.polar", text: "actor User {}" },
+ *                             { name: "b.polar", text: 'resource Doc { roles = ["viewer"]; }' }]);
+ * if (result.ok) result.program.resources.get("Doc")?.roles; // ["viewer"]
+ */
+export function checkPolicy(sources: readonly SourceFile[]): CheckResult {
+  const diagnostics: Diagnostic[] = [];
+  const files: PolicyFile[] = [];
+  for (const source of sources) {
+    const parsed = parsePolicy(source);
+    files.push(parsed.ast);
+    diagnostics.push(...parsed.diagnostics);
+  }
+  if (hasErrors(diagnostics)) return finish(sources, diagnostics, null);
+  return checkParsedPolicy(files, sources, diagnostics);
+}
+
+/**
+ * Checks one policy given as text.
+ *
+ * @example
+ * checkPolicyText('actor User {}\nresource Doc { permissions = ["read"]; }').ok; // true
+ */
+export function checkPolicyText(text: string, filename = "policy.polar"): CheckResult {
+  return checkPolicy([{ name: filename, text }]);
+}
+
+/** A policy with errors, thrown by `checkPolicyOrThrow`. */
+export class PolicyError extends Error {
+  readonly diagnostics: readonly Diagnostic[];
+
+  constructor(diagnostics: readonly Diagnostic[], sources: readonly SourceFile[]) {
+    const errors = diagnostics.filter((d) => d.severity === "error");
+    const first = errors[0];
+    const count = `(${errors.length} ${errors.length === 1 ? "error" : "errors"})`;
+    super(first ? `${formatDiagnosticLine(first, sources)} ${count}` : "invalid policy");
+    this.name = "PolicyError";
+    this.diagnostics = diagnostics;
+  }
+}
+
+/**
+ * Like `checkPolicy`, but returns the program or throws a `PolicyError`.
+ *
+ * @example
+ * const program = checkPolicyOrThrow([{ name: "policy.polar", text: "actor User {}" }]);
+ * // throws: policy.polar:1:14: undeclared term `x` in `Doc`; … (1 error)
+ */
+export function checkPolicyOrThrow(sources: readonly SourceFile[]): Program {
+  const result = checkPolicy(sources);
+  if (!result.ok) throw new PolicyError(result.diagnostics, sources);
+  return result.program;
+}
+
+/**
+ * Checks already parsed files (for callers that build or transform ASTs themselves).
+ * `diagnostics` are earlier ones, such as parse warnings, to report with the rest.
+ *
+ * @example
+ * checkParsedPolicy([parsePolicy(source).ast], [source]).ok;
+ */
+export function checkParsedPolicy(
+  files: readonly PolicyFile[],
+  sources: readonly SourceFile[],
+  diagnostics: Diagnostic[] = [],
+): CheckResult {
+  const items: Item[] = files.flatMap((file) => file.items);
+  const merged = mergeBlocks(
+    items.filter((item): item is Block => item.kind === "block"),
+    diagnostics,
+  );
+  const types = buildTypes(merged.typed, items, diagnostics);
+  const scopes = blockScopes(merged, types, diagnostics);
+  checkObjectLiterals(items, diagnostics);
+  warnMatchesBang(items, diagnostics);
+
+  const kept = new Set<Block>(merged.typed);
+  if (merged.global) kept.add(merged.global);
+  const clauses: Clause[] = [];
+  for (const item of items) {
+    if (item.kind === "rule") clauses.push(ruleClause(item));
+    else if (item.kind === "block" && kept.has(item)) {
+      const scope = scopes.get(item.name?.name ?? "global");
+      if (scope) clauses.push(...desugarBlock(scope, scopes, diagnostics));
+    }
+  }
+  checkTypeDeclarations(items, clauses, diagnostics);
+  const rules = groupClauses(clauses);
+  checkStratification({ rules }, diagnostics);
+  for (const group of rules.values()) {
+    for (const clause of group) checkNegationSafety(clause, diagnostics);
+  }
+  const factSignatures = inferSignatures([...rules.values()].flat(), items);
+  const tests = checkTests(items, { factSignatures, types }, diagnostics);
+
+  const program: Program = {
+    sources,
+    rules,
+    types,
+    resources: resourceMetadata(scopes),
+    factSignatures,
+    tests,
+    inlineQueries: items.filter((item) => item.kind === "inline_query"),
+    warnings: sortDiagnostics(
+      diagnostics.filter((d) => d.severity === "warning"),
+      sources,
+    ),
+  };
+  return finish(sources, diagnostics, program);
+}
+
+function finish(
+  sources: readonly SourceFile[],
+  diagnostics: readonly Diagnostic[],
+  program: Program | null,
+): CheckResult {
+  const sorted = sortDiagnostics(diagnostics, sources);
+  if (program && !hasErrors(sorted)) return { ok: true, program, diagnostics: sorted, sources };
+  return { ok: false, diagnostics: sorted, sources };
+}
+
+/** By file (in the order given), then offset; diagnostics without a span last. Stable. */
+function sortDiagnostics(
+  diagnostics: readonly Diagnostic[],
+  sources: readonly SourceFile[],
+): Diagnostic[] {
+  const fileOrder = new Map(sources.map((source, i) => [source.name, i]));
+  const rank = (d: Diagnostic) =>
+    d.span ? (fileOrder.get(d.span.file) ?? sources.length) : sources.length + 1;
+  return [...diagnostics].sort(
+    (a, b) => rank(a) - rank(b) || (a.span?.start ?? 0) - (b.span?.start ?? 0),
+  );
+}

@@ -1,0 +1,102 @@
+/**
+ * Object literal checks (reference §3): no values of abstract types, entity ids are non-empty
+ * strings, and `String{…}`, `Integer{…}`, `Boolean{…}` wrap a literal of their own kind.
+ * Also the `matches!` warning, which rides on the same walk.
+ */
+import type { Item, ObjectLit } from "../polar/ast.js";
+import { type Diagnostic, error, tick, warning } from "../source/diagnostic.js";
+import { visitItem } from "./walk.js";
+
+/**
+ * Reports every malformed object literal in `items`.
+ *
+ * @example
+ * // allow(_, "read", Team{1});
+ * checkObjectLiterals(items, diagnostics); // entity ids are strings: write `Team{"1"}`
+ */
+export function checkObjectLiterals(items: readonly Item[], diagnostics: Diagnostic[]): void {
+  for (const item of items) {
+    visitItem(item, {
+      term: (term) => {
+        if (term.kind !== "object") return;
+        const problem = objectLiteralProblem(term);
+        if (problem) diagnostics.push(problem);
+      },
+    });
+  }
+}
+
+/**
+ * The problem with one object literal, or null.
+ *
+ * @example
+ * objectLiteralProblem(parsedLiteral(`Team{1}`))?.code; // "P113"
+ */
+export function objectLiteralProblem(literal: ObjectLit): Diagnostic | null {
+  const type = literal.type.name;
+  const inner = literal.value;
+  const written = inner.kind === "string" ? JSON.stringify(inner.value) : String(inner.value);
+  switch (type) {
+    case "Actor":
+    case "Resource":
+      return error("P112", `cannot create a value of abstract type ${tick(type)}`, literal.span);
+    case "String":
+      return inner.kind === "string"
+        ? null
+        : error(
+            "P113",
+            `a \`String\` value needs a string literal, got ${tick(written)}`,
+            literal.span,
+          );
+    case "Integer":
+      return inner.kind === "integer"
+        ? null
+        : error(
+            "P113",
+            `an \`Integer\` value needs an integer literal, got ${tick(written)}`,
+            literal.span,
+          );
+    case "Boolean":
+      return inner.kind === "boolean"
+        ? null
+        : error(
+            "P113",
+            `a \`Boolean\` value needs \`true\` or \`false\`, got ${tick(written)}`,
+            literal.span,
+          );
+    default:
+      if (inner.kind !== "string") {
+        return error(
+          "P113",
+          `entity ids are strings: write ${tick(`${type}{${JSON.stringify(String(inner.value))}}`)}`,
+          literal.span,
+        );
+      }
+      if (inner.value === "") {
+        return error("P113", `entity ids must be non-empty: ${tick(`${type}{""}`)}`, literal.span);
+      }
+      return null;
+  }
+}
+
+/**
+ * Warns about each `matches!` (treated as `matches`, project rule 6), unless `diagnostics`
+ * already holds that warning (from the parser).
+ *
+ * @example
+ * // p(x) if x matches! User;
+ * warnMatchesBang(items, diagnostics); // W002 `matches!` is treated as `matches`
+ */
+export function warnMatchesBang(items: readonly Item[], diagnostics: Diagnostic[]): void {
+  const known = new Set(
+    diagnostics.filter((d) => d.code === "W002" && d.span).map((d) => d.span!.start),
+  );
+  for (const item of items) {
+    visitItem(item, {
+      matches: (atom) => {
+        if (!atom.bang || known.has(atom.span.start)) return;
+        diagnostics.push(warning("W002", "`matches!` is treated as `matches`", atom.span));
+      },
+    });
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The front end's entry point: text → tokens → items → CST → AST, with diagnostics.
+ */
+import { EOF, type IToken } from "chevrotain";
+import { type Diagnostic, error, tick } from "../source/diagnostic.js";
+import type { SourceFile, Span } from "../source/source.js";
+import type { Item, PolicyFile } from "./ast.js";
+import { astBuilder } from "./cst-to-ast.js";
+import { type ItemRange, MAX_NESTING, splitItems, tooDeepAt } from "./items.js";
+import { lexPolicy } from "./lexer.js";
+import { excerpt } from "./literals.js";
+import { parser } from "./parser.js";
+import { type SyntaxProblem, syntaxProblems, TooManySyntaxErrors } from "./parser-errors.js";
+import { Name } from "./tokens.js";
+
+export interface ParseResult {
+  /** Always present; items with syntax errors are left out. */
+  readonly ast: PolicyFile;
+  /** Errors and warnings, ordered by position. */
+  readonly diagnostics: Diagnostic[];
+}
+
+/**
+ * Parses one policy file. Never throws: problems are diagnostics, and the AST holds every item
+ * that parsed.
+ *
+ * @example
+ * const { ast, diagnostics } = parsePolicy({
+ *   name: "policy.polar",
+ *   text: 'actor User {}\nhas_role(User{"ada"}, "admin", Org{"acme"});',
+ * });
+ * ast.items.map((item) => item.kind); // ["block", "rule"]
+ * diagnostics; // []
+ */
+export function parsePolicy(source: SourceFile): ParseResult {
+  const { tokens, diagnostics: lexical } = lexPolicy(source);
+  const diagnostics: Diagnostic[] = [...lexical];
+  const builder = astBuilder(source, diagnostics);
+  const items: Item[] = [];
+  for (const range of splitItems(tokens)) {
+    const tooDeep = tooDeepAt(tokens, range);
+    if (tooDeep >= 0) {
+      const span = tokenSpan(source, tokens[tooDeep]!);
+      diagnostics.push(error("P009", `nesting deeper than ${MAX_NESTING} levels`, span));
+      continue;
+    }
+    items.push(...parseItem(source, tokens, range, builder, diagnostics));
+  }
+  diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
+  return {
+    ast: {
+      kind: "policy",
+      file: source.name,
+      items,
+      span: { file: source.name, start: 0, end: source.text.length },
+    },
+    diagnostics,
+  };
+}
+
+function parseItem(
+  source: SourceFile,
+  tokens: readonly IToken[],
+  range: ItemRange,
+  builder: ReturnType<typeof astBuilder>,
+  diagnostics: Diagnostic[],
+): Item[] {
+  syntaxProblems.length = 0;
+  parser.input = tokens.slice(range.start, range.end);
+  let items: Item[] = [];
+  try {
+    const cst = parser.item();
+    items = builder.items(cst);
+  } catch (problem) {
+    // Past the error limit the item is dropped; its first errors are still reported below.
+    if (!(problem instanceof TooManySyntaxErrors)) throw problem;
+  }
+  const seen = new Set<number>();
+  for (const problem of syntaxProblems) {
+    const diagnostic = syntaxDiagnostic(source, tokens, range, problem);
+    const start = diagnostic.span?.start ?? -1;
+    if (seen.has(start)) continue;
+    seen.add(start);
+    diagnostics.push(diagnostic);
+  }
+  return items;
+}
+
+/** A syntax error naming the offending token; the end of an item is the next item's start. */
+function syntaxDiagnostic(
+  source: SourceFile,
+  tokens: readonly IToken[],
+  range: ItemRange,
+  { token, expected }: SyntaxProblem,
+): Diagnostic {
+  const actual = token.tokenType === EOF ? tokens[range.end] : token;
+  const suffix = expected ? `; expected ${expected}` : "";
+  if (!actual) {
+    const end: Span = { file: source.name, start: source.text.length, end: source.text.length };
+    return error("P007", `unexpected end of input${suffix}`, end);
+  }
+  const span = tokenSpan(source, actual);
+  if (actual.tokenType === Name && actual.image === "isa") {
+    return error("P008", "`isa` is not supported; use `matches`", span);
+  }
+  return error("P006", `unexpected ${tick(excerpt(actual.image))}${suffix}`, span);
+}
+
+function tokenSpan(source: SourceFile, token: IToken): Span {
+  return { file: source.name, start: token.startOffset, end: token.endOffset! + 1 };
+}
