@@ -779,7 +779,8 @@ describe("syntax errors", () => {
     const text = 'resource A { roles = ["a"];\nresource B { "x" if "y"; }';
     expect(expectDiagnostic(text, "P006", "resource")).toBe("unexpected `resource`; expected `}`");
     const names = parse(text).ast.items.map((item) => item.kind === "block" && item.name?.name);
-    expect(names).toEqual(["B"]);
+    // `A` keeps what it had; the `}` is reported once.
+    expect(names).toEqual(["A", "B"]);
   });
 
   it("recovers at the next item when a `;` is missing", () => {
@@ -792,6 +793,26 @@ describe("syntax errors", () => {
     const { ast, diagnostics } = parse('resource A { roles = ["a"] }');
     expect(diagnostics).toHaveLength(1);
     expect(ast.items[0]).toMatchObject({ declarations: [{ key: { name: "roles" } }] });
+  });
+
+  it("keeps the complete members of a block or test cut short by the end of input", () => {
+    const block = parse('resource A { "a" if "b"; roles = [').ast.items[0];
+    expect(stripSpans(block)).toMatchObject({ shorthands: [{ head: str("a") }], declarations: [] });
+    const test = parse('test "t" { assert f(1); assert g(').ast.items[0];
+    expect(stripSpans(test)).toMatchObject({
+      kind: "test",
+      assertions: [{ query: head("f", int(1n)) }],
+    });
+  });
+
+  it("leaves out a block member or fact broken beyond repair", () => {
+    const { ast } = parse(
+      'resource A { "a" if ; "b" if "c"; }\ntest fixture f { a(1); b(2 3 4; c(5); }',
+    );
+    expect(stripSpans(ast.items)).toMatchObject([
+      { shorthands: [{ head: str("b") }] },
+      { kind: "fixture", facts: [{ name: id("a") }, { name: id("c") }] },
+    ]);
   });
 
   it("reports a run of stray braces once", () => {

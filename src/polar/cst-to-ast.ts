@@ -5,7 +5,7 @@
  * enclosing list member (an item, a block member, a fact, an assertion) drop out of the AST,
  * while the syntax error itself has already been reported.
  */
-import type { CstNode, IToken } from "chevrotain";
+import type { CstNode, IToken, TokenType } from "chevrotain";
 import { type Diagnostic, error, tick } from "../source/diagnostic.js";
 import type { SourceFile, Span } from "../source/source.js";
 import type {
@@ -44,7 +44,7 @@ import { DoubleEq, Eq, Gt, GtEq, Lt, LtEq, MatchesBang, NotEq, True } from "./to
 /** Thrown when a recovered CST lacks a required part; caught at list members. */
 class IncompleteNode extends Error {}
 
-const COMPARE_OPS = new Map([
+const COMPARE_OPS = new Map<TokenType, CompareOp>([
   [Eq, "="],
   [DoubleEq, "="],
   [NotEq, "!="],
@@ -52,7 +52,7 @@ const COMPARE_OPS = new Map([
   [LtEq, "<="],
   [Gt, ">"],
   [GtEq, ">="],
-] as const);
+]);
 
 /** Builds AST nodes for one source file, collecting the diagnostics the grammar leaves open. */
 export function astBuilder(source: SourceFile, diagnostics: Diagnostic[]) {
@@ -61,6 +61,12 @@ export function astBuilder(source: SourceFile, diagnostics: Diagnostic[]) {
 
   function nodes(node: CstNode, key: string): CstNode[] {
     return (node.children[key] as CstNode[] | undefined) ?? [];
+  }
+  /** The `key` children, all of which must be complete. */
+  function complete(node: CstNode, key: string): CstNode[] {
+    const found = nodes(node, key);
+    if (found.some((inner) => inner.recoveredNode)) throw new IncompleteNode();
+    return found;
   }
   function tokens(node: CstNode, key: string): IToken[] {
     return ((node.children[key] as IToken[] | undefined) ?? []).filter(
@@ -175,7 +181,7 @@ export function astBuilder(source: SourceFile, diagnostics: Diagnostic[]) {
     return {
       kind: "head",
       name: ident(token(node, "name")),
-      params: nodes(node, "param").map(param),
+      params: complete(node, "param").map(param),
       span: nodeSpan(node),
     };
   }
@@ -184,26 +190,26 @@ export function astBuilder(source: SourceFile, diagnostics: Diagnostic[]) {
     return {
       kind: "call",
       name: ident(token(node, "name")),
-      args: nodes(node, "term").map(term),
+      args: complete(node, "term").map(term),
       span: nodeSpan(node),
     };
   }
 
   function list(node: CstNode): ListValue {
-    return { kind: "list", elements: nodes(node, "term").map(term), span: nodeSpan(node) };
+    return { kind: "list", elements: complete(node, "term").map(term), span: nodeSpan(node) };
   }
 
   // ------------------------------------------------------------ expressions
 
   function expr(node: CstNode): Expr {
-    const operands = nodes(node, "andExpr").map(andExpr);
+    const operands = complete(node, "andExpr").map(andExpr);
     if (operands.length === 1) return operands[0]!;
     if (operands.length === 0) throw new IncompleteNode();
     return { kind: "or", operands, span: nodeSpan(node) };
   }
 
   function andExpr(node: CstNode): Expr {
-    const operands = nodes(node, "notExpr").map(notExpr);
+    const operands = complete(node, "notExpr").map(notExpr);
     if (operands.length === 1) return operands[0]!;
     if (operands.length === 0) throw new IncompleteNode();
     return { kind: "and", operands, span: nodeSpan(node) };
@@ -231,7 +237,7 @@ export function astBuilder(source: SourceFile, diagnostics: Diagnostic[]) {
     const left = term(child(node, "left"));
     const op = tokens(node, "op")[0];
     if (op) {
-      const compareOp = COMPARE_OPS.get(op.tokenType as never) as CompareOp;
+      const compareOp = COMPARE_OPS.get(op.tokenType)!;
       return { kind: "compare", op: compareOp, left, right: term(child(node, "right")), span };
     }
     if (has(node, "In")) {
@@ -272,14 +278,14 @@ export function astBuilder(source: SourceFile, diagnostics: Diagnostic[]) {
   }
 
   function sOr(node: CstNode): ShorthandExpr {
-    const operands = nodes(node, "sAnd").map(sAnd);
+    const operands = complete(node, "sAnd").map(sAnd);
     if (operands.length === 1) return operands[0]!;
     if (operands.length === 0) throw new IncompleteNode();
     return { kind: "or", operands, span: nodeSpan(node) };
   }
 
   function sAnd(node: CstNode): ShorthandExpr {
-    const operands = nodes(node, "sNot").map(sNot);
+    const operands = complete(node, "sNot").map(sNot);
     if (operands.length === 1) return operands[0]!;
     if (operands.length === 0) throw new IncompleteNode();
     return { kind: "and", operands, span: nodeSpan(node) };
@@ -323,7 +329,7 @@ export function astBuilder(source: SourceFile, diagnostics: Diagnostic[]) {
   }
 
   function dict(node: CstNode): DictValue {
-    const fields = nodes(node, "field").map((field): DictField => {
+    const fields = complete(node, "field").map((field): DictField => {
       const type = tokens(field, "type")[0];
       return {
         kind: "field",
@@ -434,7 +440,8 @@ export function astBuilder(source: SourceFile, diagnostics: Diagnostic[]) {
   }
 
   function test(node: CstNode): Test {
-    const setup = optionalChild(node, "setup");
+    // Like blocks, a test keeps its complete members when recovery cut it short.
+    const setup = nodes(node, "setup")[0];
     return {
       kind: "test",
       name: stringLit(token(node, "name")),
@@ -473,9 +480,17 @@ export function astBuilder(source: SourceFile, diagnostics: Diagnostic[]) {
     }
   }
 
-  /** The items of one `item` CST node: none when recovery left it incomplete. */
+  /**
+   * The items of one `item` CST node: none when recovery left it incomplete. Unlike other
+   * members, a recovered item is still tried: blocks and tests keep their complete members.
+   */
   function items(node: CstNode): Item[] {
-    return members([node], item);
+    try {
+      return [item(node)];
+    } catch (problem) {
+      if (!(problem instanceof IncompleteNode)) throw problem;
+      return [];
+    }
   }
 
   return { items };

@@ -7,7 +7,7 @@
  * another item (`resource Doc {`, `test "x"`, ...) always begin a new item, so a missing `}` or
  * `;` costs one item, not the rest of the file.
  */
-import { type IToken, tokenMatcher } from "chevrotain";
+import { type IToken, type TokenType, tokenMatcher } from "chevrotain";
 import {
   Actor,
   And,
@@ -45,7 +45,7 @@ export interface ItemRange {
   readonly end: number;
 }
 
-function is(tokens: readonly IToken[], index: number, type: Parameters<typeof tokenMatcher>[1]) {
+function is(tokens: readonly IToken[], index: number, type: TokenType): boolean {
   const token = tokens[index];
   return token !== undefined && tokenMatcher(token, type);
 }

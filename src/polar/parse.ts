@@ -73,6 +73,13 @@ function parseItem(
     items = builder.items(cst);
   } catch (problem) {
     // Past the error limit the item is dropped; its first errors are still reported below.
+    // A stack overflow should be impossible below the nesting limit; if one happens anyway,
+    // the item is refused rather than the whole call failing.
+    if (problem instanceof RangeError) {
+      const span = tokenSpan(source, tokens[range.start]!);
+      diagnostics.push(error("P009", "this item is nested too deeply to parse", span));
+      return [];
+    }
     if (!(problem instanceof TooManySyntaxErrors)) throw problem;
   }
   const seen = new Set<number>();

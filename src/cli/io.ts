@@ -1,0 +1,47 @@
+import { readFile } from "node:fs/promises";
+import type { SourceFile } from "../source/source.js";
+
+/** Where a command writes; injectable so tests can capture output. */
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Colour output only on a terminal. */
+  readonly isTTY: boolean;
+}
+
+export const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  isTTY: Boolean(process.stdout.isTTY),
+};
+
+/** Exit codes shared by every command. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+export type ReadResult =
+  | { readonly ok: true; readonly sources: SourceFile[] }
+  | { readonly ok: false; readonly message: string };
+
+/** Reads policy files; the message names the first file that cannot be read and why. */
+export async function readSources(paths: readonly string[]): Promise<ReadResult> {
+  const sources: SourceFile[] = [];
+  for (const path of paths) {
+    try {
+      sources.push({ name: path, text: await readFile(path, "utf8") });
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code;
+      const reason =
+        code === "ENOENT"
+          ? "no such file"
+          : code === "EISDIR"
+            ? "it is a directory"
+            : code === "EACCES"
+              ? "permission denied"
+              : String((cause as Error).message);
+      return { ok: false, message: `cannot read \`${path}\`: ${reason}` };
+    }
+  }
+  return { ok: true, sources };
+}

@@ -1,0 +1,34 @@
+import { runCheckCommand } from "./check-command.js";
+import { type CliIo, EXIT_OK, EXIT_USAGE, processIo } from "./io.js";
+import { runTestCommand } from "./test-command.js";
+
+const HELP = `usage: polar-sql <command> [options]
+
+commands:
+  check <files...>   check a policy and print diagnostics with code frames
+  test <files...>    run the policy's test blocks against the reference evaluator
+
+Run \`polar-sql <command> --help\` for a command's options.
+`;
+
+type Command = (args: readonly string[], io: CliIo) => Promise<number>;
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  check: runCheckCommand,
+  test: (args, io) => runTestCommand([...args], io),
+};
+
+/** Entry point of the `polar-sql` binary; returns the process exit code. */
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    io.stdout(HELP);
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr(`error: unknown command \`${name}\`\n\n${HELP}`);
+    return EXIT_USAGE;
+  }
+  return command(rest, io);
+}

@@ -1,0 +1,28 @@
+/**
+ * The reference evaluator (the semantic oracle) and the policy test runner.
+ */
+export { EvaluationError, type EvaluationErrorCode } from "./errors.js";
+export { type FactIndex, type FactInput, indexFacts, toFactIndex } from "./facts.js";
+export {
+  actions,
+  authorize,
+  authorizeResources,
+  type EvaluateOptions,
+  list,
+  type Query,
+  type QueryConstraint,
+  type QueryRow,
+  query,
+} from "./query.js";
+export { formatTestReport, type ReportFormatOptions, testReportJson } from "./report.js";
+export { ANY, compareCodePoints, isWildcard, type Slot, type Wildcard } from "./slot.js";
+export {
+  type AssertionFailure,
+  formatSlot,
+  INLINE_QUERIES_TEST,
+  runTestCase,
+  runTests,
+  type TestReport,
+  type TestResult,
+  type TestRunOptions,
+} from "./test-runner.js";

@@ -1,0 +1,382 @@
+/**
+ * Solving one conjunction of atoms under variable bindings (reference §5, §9.1–§9.3). Atoms run
+ * in an order chosen per step: cheap filters and bindings first, then the call with the most
+ * bound arguments, then what needs bound values (`=` between unbound sides, comparisons, `not`).
+ * A variable is bound to a slot; a wildcard slot narrows when joined and is never expanded.
+ */
+import type { Clause, PredicateKey } from "../check/program.js";
+import { parseInteger, type Value } from "../core/value.js";
+import { tick } from "../source/diagnostic.js";
+import type { Atom, CompareAtom, CompiledClause, Conjunction, TermIR } from "./compile.js";
+import { unbounded } from "./errors.js";
+import { ANY, anyOf, compareCodePoints, fits, intersect, isWildcard, type Slot } from "./slot.js";
+import { type Caller, completeFrom, consume, type Session, TOP, type Tuple } from "./tables.js";
+
+/** Variable bindings; a missing name is unbound (any value). */
+export type Env = ReadonlyMap<string, Slot>;
+/** Receives each solution; returning true stops the search. */
+export type Emit = (env: Env) => unknown;
+
+export interface HeadMatch {
+  readonly env: Env;
+  /** Answer slots of the positions that are not named variables. */
+  readonly fixed: readonly (Slot | undefined)[];
+}
+
+/** Fits a call pattern to a clause head (§4): literals, specializers, repeated variables. */
+export function matchHead(
+  session: Session,
+  clause: CompiledClause,
+  pattern: Tuple,
+): HeadMatch | null {
+  const env = new Map<string, Slot>();
+  const fixed: (Slot | undefined)[] = [];
+  for (let i = 0; i < clause.head.length; i++) {
+    const { term, type } = clause.head[i]!;
+    let slot: Slot | null = pattern[i]!;
+    if (type !== null) slot = intersect(session.program, slot, anyOf(type));
+    if (term.kind !== "anon" && slot) {
+      const bound = term.kind === "var" ? env.get(term.name) : resolve(session, env, term);
+      if (bound) slot = intersect(session.program, slot, bound);
+    }
+    if (!slot) return null;
+    if (term.kind === "var") env.set(term.name, slot);
+    else fixed[i] = slot;
+  }
+  return { env, fixed };
+}
+
+/** The answer a clause gives once its body is solved; unbound head variables stay wildcards. */
+export function instantiateHead(
+  clause: CompiledClause,
+  source: Clause,
+  fixed: readonly (Slot | undefined)[],
+  env: Env,
+): Tuple {
+  return clause.head.map(({ term }, i) => {
+    if (term.kind !== "var") return fixed[i]!;
+    const slot = env.get(term.name)!;
+    if (isWildcard(slot) && clause.repeated.has(term.name)) {
+      throw unbounded(
+        `cannot evaluate a rule for ${tick(source.name)} over an unbounded value of ${tick(term.name)}, which appears more than once in its head`,
+      );
+    }
+    return slot;
+  });
+}
+
+/** Calls `emit` with every solution of `atoms` extending `env`; true when `emit` stopped it. */
+export function solve(
+  session: Session,
+  caller: Caller,
+  atoms: Conjunction,
+  env: Env,
+  emit: Emit,
+): boolean {
+  if (atoms.length === 0) return emit(env) === true;
+  const index = pickNext(session, atoms, env);
+  const rest = atoms.filter((_, i) => i !== index);
+  return step(session, caller, atoms[index]!, env, (next) =>
+    solve(session, caller, rest, next, emit),
+  );
+}
+
+/**
+ * Which atom runs next (§9.1): cheap filters and bindings first, then the call with the most
+ * bound arguments (fact-only predicates on ties), then `in` over unbound elements, and last
+ * what needs bound values: `=` between two unbound sides, comparisons, `not`.
+ */
+function pickNext(session: Session, atoms: Conjunction, env: Env): number {
+  let best = 0;
+  let bestRank = Number.POSITIVE_INFINITY;
+  atoms.forEach((atom, i) => {
+    const rank = rankAtom(session, atom, env);
+    if (rank < bestRank) {
+      best = i;
+      bestRank = rank;
+    }
+  });
+  return best;
+}
+
+function rankAtom(session: Session, atom: Atom, env: Env): number {
+  const concrete = (term: TermIR) => isConcrete(session, env, term);
+  switch (atom.kind) {
+    case "matches":
+      return 0;
+    case "unify": {
+      const { left, right } = atom;
+      const trivial =
+        left.kind === "anon" ||
+        right.kind === "anon" ||
+        (left.kind === "var" && right.kind === "var" && left.name === right.name);
+      return trivial || concrete(left) || concrete(right) ? 0 : 6000;
+    }
+    case "compare":
+      return concrete(atom.left) && concrete(atom.right) ? 0 : 7000;
+    case "in":
+      if (concrete(atom.element)) return 0;
+      return atom.list.every(concrete) ? 1000 : 6000;
+    case "call": {
+      const bound = atom.args.filter(concrete).length;
+      const factsOnly = session.program.rules.has(atom.predicate) ? 0 : 1;
+      return 2000 - 2 * bound - factsOnly;
+    }
+    case "not":
+      return 8000;
+    default: {
+      const _never: never = atom;
+      return _never;
+    }
+  }
+}
+
+function isConcrete(session: Session, env: Env, term: TermIR): boolean {
+  const slot = resolve(session, env, term);
+  return slot !== undefined && !isWildcard(slot);
+}
+
+/** A term's slot; undefined for an unbound variable. `_` is any value. */
+function resolve(session: Session, env: Env, term: TermIR): Slot | undefined {
+  switch (term.kind) {
+    case "const":
+      return term.value;
+    case "now":
+      return session.now;
+    case "var":
+      return env.get(term.name);
+    case "anon":
+      return ANY;
+    default: {
+      const _never: never = term;
+      return _never;
+    }
+  }
+}
+
+function bind(env: Env, name: string, slot: Slot): Env {
+  return env.get(name) === slot ? env : new Map(env).set(name, slot);
+}
+
+function step(
+  session: Session,
+  caller: Caller,
+  atom: Atom,
+  env: Env,
+  next: (env: Env) => boolean,
+): boolean {
+  switch (atom.kind) {
+    case "call":
+      return stepCall(session, caller, atom.predicate, atom.args, env, next);
+    case "unify": {
+      const unified = unify(session, env, atom.left, atom.right);
+      return unified !== null && next(unified);
+    }
+    case "compare":
+      return holds(session, env, atom) && next(env);
+    case "in":
+      for (const element of atom.list) {
+        const unified = unify(session, env, atom.element, element);
+        if (unified && next(unified)) return true;
+      }
+      return false;
+    case "matches": {
+      if (atom.variable.kind !== "var") return next(env);
+      const current = env.get(atom.variable.name) ?? ANY;
+      const narrowed = intersect(session.program, current, anyOf(atom.type));
+      return narrowed !== null && next(bind(env, atom.variable.name, narrowed));
+    }
+    case "not":
+      return !negatedHolds(session, caller, atom.body, atom.variables, env) && next(env);
+    default: {
+      const _never: never = atom;
+      return _never;
+    }
+  }
+}
+
+function stepCall(
+  session: Session,
+  caller: Caller,
+  predicate: PredicateKey,
+  args: readonly TermIR[],
+  env: Env,
+  next: (env: Env) => boolean,
+): boolean {
+  const pattern = args.map((term) => resolve(session, env, term) ?? ANY);
+  return consume(session, caller, predicate, pattern, (answer) => {
+    const extended = join(session, env, args, answer);
+    return extended !== null && next(extended);
+  });
+}
+
+/** Binds the call's variables to an answer (which already fits the call's pattern). */
+function join(session: Session, env: Env, args: readonly TermIR[], answer: Tuple): Env | null {
+  let extended: Env = env;
+  for (let j = 0; j < args.length; j++) {
+    const term = args[j]!;
+    if (term.kind !== "var") continue;
+    const current = extended.get(term.name);
+    const joined = current ? intersect(session.program, current, answer[j]!) : answer[j]!;
+    if (!joined) return null;
+    extended = bind(extended, term.name, joined);
+  }
+  return extended;
+}
+
+/**
+ * `left = right`: binds an unbound side to a value, or narrows both sides to their common value.
+ * Equating two wildcards is an error: the answer positions could not say they are equal.
+ */
+function unify(session: Session, env: Env, left: TermIR, right: TermIR): Env | null {
+  if (left.kind === "anon" || right.kind === "anon") return env;
+  if (left.kind === "var" && right.kind === "var" && left.name === right.name) return env;
+  const l = resolve(session, env, left) ?? ANY;
+  const r = resolve(session, env, right) ?? ANY;
+  const joined = intersect(session.program, l, r);
+  if (!joined) return null;
+  if (isWildcard(joined)) throw unboundedOperand("=", isWildcard(l) ? left : right);
+  let result = env;
+  if (left.kind === "var") result = bind(result, left.name, joined);
+  if (right.kind === "var") result = bind(result, right.name, joined);
+  return result;
+}
+
+function variableName(term: TermIR): string {
+  return term.kind === "var" ? term.name : "_";
+}
+
+function unboundedOperand(operator: string, term: TermIR): Error {
+  return unbounded(
+    `cannot evaluate ${tick(operator)} over an unbounded value of ${tick(variableName(term))}`,
+  );
+}
+
+/** `!=` and the orderings of project rule 14; a wildcard operand is an error unless decided. */
+function holds(session: Session, env: Env, atom: CompareAtom): boolean {
+  const left = resolve(session, env, atom.left) ?? ANY;
+  const right = resolve(session, env, atom.right) ?? ANY;
+  if (!isWildcard(left) && !isWildcard(right)) return compareValues(atom.op, left, right);
+  const wildcardTerm = isWildcard(left) ? atom.left : atom.right;
+  if (atom.op === "!=") {
+    if (intersect(session.program, left, right) === null) return true;
+    throw unboundedOperand("!=", wildcardTerm);
+  }
+  const canBe = (slot: Slot, type: string) =>
+    isWildcard(slot) ? fits(session.program, { type, id: "" }, slot) : slot.type === type;
+  const comparable =
+    (canBe(left, "Integer") && canBe(right, "Integer")) ||
+    (canBe(left, "String") && canBe(right, "String"));
+  if (!comparable) return false;
+  throw unboundedOperand(atom.op, wildcardTerm);
+}
+
+export function compareValues(op: CompareAtom["op"], left: Value, right: Value): boolean {
+  if (op === "!=") return left.type !== right.type || left.id !== right.id;
+  let order: number;
+  if (left.type === "Integer" && right.type === "Integer") {
+    const a = parseInteger(left.id);
+    const b = parseInteger(right.id);
+    if (a === null || b === null) return false;
+    order = a < b ? -1 : a > b ? 1 : 0;
+  } else if (left.type === "String" && right.type === "String") {
+    order = compareCodePoints(left.id, right.id);
+  } else {
+    return false;
+  }
+  switch (op) {
+    case "<":
+      return order < 0;
+    case "<=":
+      return order <= 0;
+    case ">":
+      return order > 0;
+    case ">=":
+      return order >= 0;
+    default: {
+      const _never: never = op;
+      return _never;
+    }
+  }
+}
+
+/**
+ * Whether `body` has a solution extending `env`. Everything the body starts is completed before
+ * answering; by stratification none of it waits on a table outside the `not`.
+ */
+function negatedHolds(
+  session: Session,
+  caller: Caller,
+  body: readonly Conjunction[],
+  variables: readonly string[],
+  env: Env,
+): boolean {
+  for (const name of variables) {
+    const slot = env.get(name);
+    if (slot && isWildcard(slot)) {
+      throw unbounded(`cannot evaluate \`not\` over an unbounded value of ${tick(name)}`);
+    }
+  }
+  const floor = session.negationFloor;
+  const height = session.stack.length;
+  session.negationFloor = height;
+  try {
+    let found = false;
+    const inside: Caller = { table: caller.table, owner: height };
+    for (const conjunction of body) {
+      if (found) break;
+      solve(session, inside, conjunction, env, () => {
+        found = true;
+        return true;
+      });
+    }
+    if (!completeFrom(session, height)) {
+      throw unbounded("cannot evaluate `not` over a predicate that depends on itself through it");
+    }
+    return found;
+  } finally {
+    session.negationFloor = floor;
+  }
+}
+
+/** Solutions of a conjunction asked at the top level; every table it starts is completed. */
+export function solveTop(session: Session, conjunction: Conjunction, env: Env, emit: Emit): void {
+  solve(session, TOP, conjunction, env, emit);
+  finishTop(session);
+}
+
+/** Whether any of the conjunctions has a solution extending `env`. */
+export function hasSolution(
+  session: Session,
+  conjunctions: readonly Conjunction[],
+  env: Env,
+): boolean {
+  let found = false;
+  for (const conjunction of conjunctions) {
+    if (found) break;
+    solveTop(session, conjunction, env, () => {
+      found = true;
+      return true;
+    });
+  }
+  return found;
+}
+
+/** Every answer of `predicate(pattern)`, asked at the top level. */
+export function callPredicate(
+  session: Session,
+  predicate: PredicateKey,
+  pattern: Tuple,
+): readonly Tuple[] {
+  const answers: Tuple[] = [];
+  consume(session, TOP, predicate, pattern, (answer) => {
+    answers.push(answer);
+    return false;
+  });
+  finishTop(session);
+  return answers;
+}
+
+function finishTop(session: Session): void {
+  if (!completeFrom(session, 0)) throw new Error("internal error: a top-level table is incomplete");
+}
