@@ -1,0 +1,481 @@
+/**
+ * The central service: every endpoint of the HTTP API as a plain function over the fact store.
+ * Central questions are compiled by the same planner as local ones, with the fact table
+ * presented as data bindings (store/bindings.ts), and executed in the store.
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { DataBindingsError } from "../bindings/parse.js";
+import { checkPolicy, PolicyError } from "../check/check.js";
+import type { Program } from "../check/program.js";
+import type { GroundFact, Value } from "../core/value.js";
+import { EvaluationError } from "../evaluate/errors.js";
+import { runTests } from "../evaluate/test-runner.js";
+import { PlanError } from "../plan/errors.js";
+import { formatDiagnosticLine } from "../source/format.js";
+import type { CentralFacts } from "../sql/central-facts.js";
+import { LiteralError } from "../sql/literal.js";
+import { storeBindingsYaml } from "../store/bindings.js";
+import { type FactShape, matchingFacts, readShapes } from "../store/facts.js";
+import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
+import {
+  actionsQuery,
+  authorizeQuery,
+  evaluateQueryLocal,
+  type LocalOptions,
+  LocalQueryError,
+  listQuery,
+} from "./local.js";
+import { actionsBodySchema, authorizeBodySchema, listBodySchema, querySchema } from "./schemas.js";
+import { ApiError, type PolarService, type Reply } from "./service.js";
+import {
+  authorizeResourcesBodySchema,
+  batchBodySchema,
+  listPageSchema,
+  parseBody,
+  policyBodySchema,
+} from "./wire.js";
+
+export const MIN_PAGE_SIZE = 10_000;
+
+export interface ServiceOptions extends StoreOptions {
+  /** Unix seconds for `@current_unix_time`; defaults to the system clock. */
+  readonly now?: () => bigint;
+}
+
+/**
+ * Opens the store and returns the service.
+ *
+ *   const service = await createService({ dataDir: "./data" });
+ *   await service.authorize({ actor_type: "User", actor_id: "ada", action: "read",
+ *     resource_type: "Doc", resource_id: "d1" }); // { body: { allowed: true } }
+ */
+export async function createService(options: ServiceOptions = {}): Promise<PolarService> {
+  const store = await openStore(options);
+  return serviceOver(store, options.now ? { now: options.now } : {});
+}
+
+/** The fallback policy when none was stored: no rules, so every answer is negative. */
+const EMPTY_PROGRAM: Program = (() => {
+  const result = checkPolicy([{ name: "empty.polar", text: "" }]);
+  if (!result.ok) throw new Error("the empty policy does not check");
+  return result.program;
+})();
+
+export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">): PolarService {
+  let shapesAt = -1;
+  let shapes: FactShape[] = [];
+
+  /** The fact table as data bindings, refreshed when the data version changes. */
+  async function storeQuestionContext(): Promise<{
+    program: Program;
+    bindings: string;
+    options: LocalOptions;
+  }> {
+    const program = (await store.program()) ?? EMPTY_PROGRAM;
+    const version = await store.dataVersion();
+    if (version !== shapesAt) {
+      shapes = await readShapes(store.db);
+      shapesAt = version;
+    }
+    // Zero-argument facts cannot be written as bindings; they are few, so inline them.
+    const nullary: GroundFact[] = [];
+    for (const shape of shapes) {
+      if (shape.types.length === 0)
+        nullary.push(...(await matchingFacts(store.db, shape.predicate, 0)));
+    }
+    const central: CentralFacts = {
+      facts: (predicate, arity) =>
+        arity === 0 ? nullary.filter((fact) => fact.predicate === predicate) : [],
+    };
+    return { program, bindings: storeBindingsYaml(shapes), options: { ...clock, central } };
+  }
+
+  async function rows<Row>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
+    return store.db.query<Row>(sql, params);
+  }
+
+  async function allowed(body: unknown): Promise<boolean> {
+    const { program, bindings, options } = await storeQuestionContext();
+    const { sql } = authorizeQuery(program, { query: body, data_bindings: bindings }, options);
+    const [row] = await rows<{ allowed: boolean }>(sql);
+    return row?.allowed === true;
+  }
+
+  async function selectRows(query: unknown, variables: readonly string[]) {
+    const { program, bindings, options } = await storeQuestionContext();
+    const names = Object.fromEntries(variables.map((v, i) => [v, `c${i}`]));
+    const { sql } = evaluateQueryLocal(
+      program,
+      {
+        query,
+        data_bindings: bindings,
+        mode: { mode: "select", query_vars_to_output_column_names: names },
+      },
+      options,
+    );
+    return { sql, names };
+  }
+
+  return {
+    async getPolicy() {
+      const policy = await store.policy();
+      return { body: { policy: policy && { filename: policy.filename ?? "", src: policy.src } } };
+    },
+
+    async postPolicy(body, query) {
+      const { src, filename } = parseBody(policyBodySchema, body);
+      const current = await store.policy();
+      if (current?.src === src) {
+        return {
+          status: 202,
+          body: { message: "policy unchanged" },
+          dataVersion: await store.dataVersion(),
+        };
+      }
+      const sources = [{ name: filename || "policy.polar", text: src }];
+      const checked = checkPolicy(sources);
+      if (!checked.ok) {
+        const errors = checked.diagnostics.filter((d) => d.severity === "error");
+        const lines = errors.map((d) => formatDiagnosticLine(d, sources));
+        const count = `(${errors.length} error${errors.length === 1 ? "" : "s"})`;
+        throw new ApiError(400, `${lines[0]} ${count}`, {
+          error_type: "Validation",
+          errors: lines.map((message) => ({ error_type: "ValidationFailed", message })),
+        });
+      }
+      const report = runTests(checked.program, clock.now ? { now: clock.now } : {});
+      if (!report.passed) {
+        const failFast = query.fail_fast === "true";
+        const failures = report.tests.flatMap((test) =>
+          test.failures.map((f) => ({
+            error_type: "AssertionFailed",
+            message: `test \`${test.name}\` failed: ${f.assertion}${f.error ? ` (${f.error})` : ""}`,
+          })),
+        );
+        const errors = failFast ? failures.slice(0, 1) : failures;
+        throw new ApiError(400, errors[0]?.message ?? "policy tests failed", {
+          error_type: "TestsFailed",
+          test_results: {
+            success: false,
+            errors,
+            tests: report.tests.map((t) => ({
+              name: t.name,
+              passed: t.passedAssertions,
+              total: t.total,
+            })),
+          },
+        });
+      }
+      const outcome = await store.setPolicy(src, filename);
+      const warnings = checked.diagnostics.filter((d) => d.severity === "warning");
+      const suffix = warnings.length
+        ? ` (warnings: ${warnings.map((d) => formatDiagnosticLine(d, sources)).join("; ")})`
+        : "";
+      return {
+        status: outcome === "unchanged" ? 202 : 200,
+        body: { message: `policy ${outcome}${suffix}` },
+        dataVersion: await store.dataVersion(),
+      };
+    },
+
+    async policyMetadata() {
+      const program = (await store.program()) ?? EMPTY_PROGRAM;
+      const resources: Record<string, unknown> = {};
+      for (const [name, meta] of program.resources) {
+        resources[name] = {
+          roles: meta.roles,
+          permissions: meta.permissions,
+          relations: meta.relations,
+        };
+      }
+      return { body: { metadata: { resources } } };
+    },
+
+    async authorize(body) {
+      parseBody(authorizeBodySchema, body);
+      return { body: { allowed: await guard(() => allowed(body)) } };
+    },
+
+    async authorizeResources(body) {
+      const request = parseBody(authorizeResourcesBodySchema, body);
+      const permitted = new Set<string>();
+      const byType = new Map<string, string[]>();
+      for (const r of request.resources) byType.set(r.type, [...(byType.get(r.type) ?? []), r.id]);
+      for (const [type, ids] of byType) {
+        const query = {
+          predicate: ["allow", ["actor", "action", "resource"]],
+          calls: [],
+          constraints: {
+            actor: { type: request.actor_type, ids: [request.actor_id] },
+            action: { type: "String", ids: [request.action] },
+            resource: { type, ids: [...new Set(ids)] },
+          },
+          context_facts: request.context_facts,
+        };
+        const ok = await guard(async () => {
+          const { sql } = await selectRows(query, ["resource"]);
+          return rows<{ c0: unknown }>(sql);
+        });
+        for (const row of ok) {
+          if (row.c0 === null) ids.forEach((id) => permitted.add(`${type}\u0000${id}`));
+          else permitted.add(`${type}\u0000${String(row.c0)}`);
+        }
+      }
+      const results = request.resources.filter((r) => permitted.has(`${r.type}\u0000${r.id}`));
+      return { body: { results } };
+    },
+
+    async list(body) {
+      const request = parseBody(listBodySchema, body);
+      const page = parseBody(listPageSchema, body);
+      const queryHash = hashOf(
+        JSON.stringify([
+          request.actor_type,
+          request.actor_id,
+          request.action,
+          request.resource_type,
+          request.context_facts,
+        ]),
+      );
+      let pageSize: number;
+      let after: string | null = null;
+      if (page.page_token) {
+        const token = await readToken(page.page_token);
+        if (token.q !== queryHash)
+          throw new ApiError(400, "`page_token` belongs to a different list query");
+        pageSize = token.n;
+        after = token.a;
+      } else {
+        if (page.page_size == null) throw new ApiError(400, "`page_size` is required");
+        if (page.page_size < MIN_PAGE_SIZE) {
+          throw new ApiError(400, `\`page_size\` must be at least ${MIN_PAGE_SIZE}`);
+        }
+        pageSize = page.page_size;
+      }
+      const query = {
+        predicate: ["allow", ["actor", "action", "resource"]],
+        calls: [],
+        constraints: {
+          actor: { type: request.actor_type, ids: [request.actor_id] },
+          action: { type: "String", ids: [request.action] },
+          resource: { type: request.resource_type, ids: null },
+        },
+        context_facts: request.context_facts,
+      };
+      const found = await guard(async () => {
+        const { sql } = await selectRows(query, ["resource"]);
+        return rows<{ id: string }>(
+          `SELECT id FROM (SELECT DISTINCT COALESCE(CAST(x.c0 AS text), '*') AS id FROM (${sql}) AS x) AS p
+           WHERE $1::text IS NULL OR id COLLATE "C" > $1::text
+           ORDER BY id COLLATE "C" LIMIT $2`,
+          [after, pageSize + 1],
+        );
+      });
+      const results = found.slice(0, pageSize).map((row) => row.id);
+      const more = found.length > pageSize;
+      const next = more
+        ? await writeToken({ q: queryHash, a: results[results.length - 1]!, n: pageSize })
+        : null;
+      return { body: { results, next_page_token: next } };
+    },
+
+    async actions(body) {
+      parseBody(actionsBodySchema, body);
+      const found = await guard(async () => {
+        const { program, bindings, options } = await storeQuestionContext();
+        const { sql } = actionsQuery(program, { query: body, data_bindings: bindings }, options);
+        return rows<{ actions: string | null }>(sql);
+      });
+      const results = [...new Set(found.map((row) => row.actions ?? "*"))].sort(codePointOrder);
+      return { body: { results } };
+    },
+
+    async evaluateQuery(body) {
+      const query = parseBody(querySchema, body);
+      const variables = Object.keys(query.constraints);
+      const found = await guard(async () => {
+        const { sql, names } = await selectRows(body, variables);
+        return { rows: await rows<Record<string, unknown>>(sql), names };
+      });
+      if (variables.length === 0) {
+        const [row] = found.rows as { result?: boolean }[];
+        return { body: { results: row?.result ? [{}] : [] } };
+      }
+      const results: Record<string, string | null>[] = [];
+      for (const row of found.rows) {
+        // A wildcard for a variable with an ids list becomes one row per listed id.
+        let expanded: Record<string, string | null>[] = [{}];
+        for (const variable of variables) {
+          const value = row[found.names[variable]!];
+          const ids = query.constraints[variable]!.ids;
+          const options = value === null || value === undefined ? (ids ?? [null]) : [wireId(value)];
+          expanded = expanded.flatMap((partial) =>
+            options.map((id) => ({ ...partial, [variable]: id })),
+          );
+        }
+        results.push(...expanded);
+      }
+      return { body: { results } };
+    },
+
+    async batch(body) {
+      const changesets = parseBody(batchBodySchema, body);
+      const version = await guard(() =>
+        store.applyBatch(
+          changesets.map((c) =>
+            "inserts" in c
+              ? { inserts: c.inserts.map((f) => ({ predicate: f.predicate, args: f.args })) }
+              : { deletes: c.deletes },
+          ),
+        ),
+      );
+      const count = changesets.length;
+      return {
+        body: { message: `${count} changeset${count === 1 ? "" : "s"} applied` },
+        dataVersion: version,
+      };
+    },
+
+    async getFacts(query) {
+      let predicate: string | undefined;
+      const positions = new Map<number, { type?: string; id?: string }>();
+      for (const [key, value] of query) {
+        if (key === "predicate") {
+          predicate = value;
+          continue;
+        }
+        const match = /^args\.(\d{1,3})\.(type|id)$/.exec(key);
+        if (!match) throw new ApiError(400, `unknown query parameter \`${key}\``);
+        const index = Number(match[1]);
+        positions.set(index, { ...positions.get(index), [match[2]!]: value });
+      }
+      if (!predicate) throw new ApiError(400, "`predicate` is required");
+      for (const [index, arg] of positions) {
+        if (arg.id !== undefined && arg.type === undefined) {
+          throw new ApiError(400, `\`args.${index}.id\` needs \`args.${index}.type\``);
+        }
+      }
+      return { body: await store.readFacts({ predicate, positions }) };
+    },
+
+    async clearData() {
+      const version = await store.clear();
+      return { body: { message: "all facts deleted" }, dataVersion: version };
+    },
+
+    authorizeQuery: (body) => localReply(body, authorizeQuery),
+    actionsQuery: (body) => localReply(body, actionsQuery),
+    listQuery: (body) => localReply(body, listQuery),
+    evaluateQueryLocal: (body) => localReply(body, evaluateQueryLocal),
+
+    close: () => store.close(),
+  };
+
+  /**
+   * A local question asked of the service: stored facts are its central facts. The compiler
+   * asks for the facts it needs by (predicate, arity, pattern); compile, load what it asked
+   * for from the store, and compile again until it asks for nothing new.
+   */
+  async function localReply(
+    body: unknown,
+    compile: (program: Program, body: unknown, options: LocalOptions) => { sql: string },
+  ): Promise<Reply> {
+    const program = (await store.program()) ?? EMPTY_PROGRAM;
+    const loaded = new Map<string, GroundFact[]>();
+    for (let round = 0; ; round++) {
+      const wanted = new Map<
+        string,
+        { predicate: string; arity: number; pattern: (Value | null)[] }
+      >();
+      const central: CentralFacts = {
+        facts(predicate, arity, pattern) {
+          // After a few rounds, load whole predicates: a superset is still correct.
+          const used = round < 8 ? [...(pattern ?? [])] : [];
+          const key = JSON.stringify([predicate, arity, used]);
+          const known = loaded.get(key);
+          if (known) return known;
+          wanted.set(key, { predicate, arity, pattern: used });
+          return [];
+        },
+      };
+      const reply = await guard(async () => compile(program, body, { ...clock, central }));
+      if (wanted.size === 0) return { body: reply };
+      for (const [key, { predicate, arity, pattern }] of wanted) {
+        loaded.set(key, await matchingFacts(store.db, predicate, arity, pattern));
+      }
+    }
+  }
+
+  async function tokenSecret(): Promise<Buffer> {
+    const [row] = await rows<{ value: string }>(
+      "SELECT value FROM polar_meta WHERE key = 'token_secret'",
+    );
+    return Buffer.from(row!.value, "utf8");
+  }
+
+  async function writeToken(token: PageToken): Promise<string> {
+    const payload = Buffer.from(JSON.stringify(token)).toString("base64url");
+    const mac = createHmac("sha256", await tokenSecret())
+      .update(payload)
+      .digest("base64url");
+    return `${payload}.${mac}`;
+  }
+
+  async function readToken(text: string): Promise<PageToken> {
+    const invalid = new ApiError(400, "`page_token` is not a valid page token");
+    const [payload, mac, ...rest] = text.split(".");
+    if (!payload || !mac || rest.length > 0) throw invalid;
+    const expected = createHmac("sha256", await tokenSecret())
+      .update(payload)
+      .digest();
+    const given = Buffer.from(mac, "base64url");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid;
+    const token = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as PageToken;
+    if (typeof token.q !== "string" || typeof token.a !== "string" || !Number.isInteger(token.n))
+      throw invalid;
+    return token;
+  }
+}
+
+/** A list page token: query hash, last id returned, page size. Signed, so it cannot be forged. */
+interface PageToken {
+  readonly q: string;
+  readonly a: string;
+  readonly n: number;
+}
+
+function hashOf(text: string): string {
+  return createHmac("sha256", "polar-sql-list").update(text).digest("base64url").slice(0, 22);
+}
+
+function codePointOrder(a: string, b: string): number {
+  const x = [...a].map((c) => c.codePointAt(0)!);
+  const y = [...b].map((c) => c.codePointAt(0)!);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+}
+
+/** SQL results back to wire ids: integers and booleans as their text. */
+function wireId(value: unknown): string {
+  return typeof value === "boolean" ? (value ? "true" : "false") : String(value);
+}
+
+/** Refusals of the compiler and the store become 400s; anything else stays a 500. */
+async function guard<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (cause) {
+    if (
+      cause instanceof LocalQueryError ||
+      cause instanceof PlanError ||
+      cause instanceof DataBindingsError ||
+      cause instanceof LiteralError ||
+      cause instanceof EvaluationError ||
+      cause instanceof StoreError ||
+      cause instanceof PolicyError
+    ) {
+      throw new ApiError(400, cause.message);
+    }
+    throw cause;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The service behind the HTTP API: one plain async function per endpoint, taking the decoded
+ * JSON body (unvalidated: each function validates with zod) and returning the JSON reply.
+ * The HTTP adapter only parses, calls, and serializes.
+ */
+
+/** A refused request: HTTP status plus the `{message}` body (and extra fields, e.g. policy errors). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 404 | 405 | 409 | 413 | 415 | 429 | 500,
+    message: string,
+    readonly body: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+/** A reply: the JSON body, a status when it is not 200, and the data version after a write. */
+export interface Reply<Body = unknown> {
+  readonly status?: 200 | 202;
+  readonly body: Body;
+  /** Sent as the `OsoOffset` header after mutations. */
+  readonly dataVersion?: number;
+}
+
+export interface PolarService {
+  getPolicy(query: { id?: string }): Promise<Reply>;
+  postPolicy(body: unknown, query: { fail_fast?: string }): Promise<Reply>;
+  policyMetadata(): Promise<Reply>;
+  authorize(body: unknown): Promise<Reply>;
+  authorizeResources(body: unknown): Promise<Reply>;
+  list(body: unknown): Promise<Reply>;
+  actions(body: unknown): Promise<Reply>;
+  evaluateQuery(body: unknown): Promise<Reply>;
+  batch(body: unknown): Promise<Reply>;
+  /** `GET /facts` with the raw query-string pairs (`predicate`, `args.0.type`, ...). */
+  getFacts(query: ReadonlyMap<string, string>): Promise<Reply>;
+  clearData(): Promise<Reply>;
+  authorizeQuery(body: unknown): Promise<Reply>;
+  actionsQuery(body: unknown): Promise<Reply>;
+  listQuery(body: unknown): Promise<Reply>;
+  evaluateQueryLocal(body: unknown): Promise<Reply>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,99 @@
+/**
+ * Zod schemas of the central-only request bodies (api-and-local-sql §3.1-§3.3; the bodies
+ * shared with local questions live in schemas.ts), and the one place that turns a zod
+ * failure into a 400 message naming the field and the problem.
+ */
+import { z } from "zod";
+import { ApiError } from "./service.js";
+
+const nonEmpty = (what: string) => z.string().min(1, `${what} must not be empty`);
+
+/** `{type, id}` with both set: resources, inserted fact arguments. */
+export const typedIdSchema = z.object({ type: nonEmpty("`type`"), id: nonEmpty("`id`") });
+
+/** `{type, id}` where either may be null or missing (patterns). */
+const valuePatternSchema = z.object({
+  type: z
+    .string()
+    .min(1, "`type` must not be empty")
+    .nullish()
+    .transform((t) => t ?? null),
+  id: z
+    .string()
+    .nullish()
+    .transform((id) => id ?? null),
+});
+
+const insertedFactSchema = z.object({
+  predicate: nonEmpty("`predicate`"),
+  args: z.array(typedIdSchema),
+});
+const factPatternSchema = z.object({
+  predicate: nonEmpty("`predicate`"),
+  args: z.array(valuePatternSchema),
+});
+
+export const authorizeResourcesBodySchema = z.object({
+  actor_type: nonEmpty("`actor_type`"),
+  actor_id: nonEmpty("`actor_id`"),
+  action: z.string(),
+  resources: z
+    .array(typedIdSchema)
+    .nullish()
+    .transform((r) => r ?? []),
+  context_facts: z
+    .array(insertedFactSchema)
+    .nullish()
+    .transform((facts) => facts ?? []),
+});
+
+export const listPageSchema = z.object({
+  page_size: z.number().int().nullish(),
+  page_token: z.string().nullish(),
+});
+
+export const batchBodySchema = z.array(
+  z.union([
+    z.strictObject({ inserts: z.array(insertedFactSchema) }),
+    z.strictObject({ deletes: z.array(factPatternSchema) }),
+  ]),
+);
+
+export const policyBodySchema = z.object({
+  src: z.string(),
+  filename: z
+    .string()
+    .nullish()
+    .transform((f) => f ?? null),
+});
+
+/** Validates a body; a failure is a 400 whose message names the field and the problem. */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  throw new ApiError(400, describeIssue(result.error.issues[0]));
+}
+
+function describeIssue(issue: z.core.$ZodIssue | undefined): string {
+  if (!issue) return "invalid request body";
+  const path = issue.path.map(String).join(".");
+  const where = path ? `\`${path}\`` : "request body";
+  switch (issue.code) {
+    case "invalid_type":
+      return `${where} must be ${article(issue.expected)}`;
+    case "unrecognized_keys":
+      return `${where} has unknown field ${issue.keys.map((k) => `\`${k}\``).join(", ")}`;
+    case "invalid_union":
+      return `${where} must be {"inserts": [...]} or {"deletes": [...]}`;
+    case "too_small":
+      return /must not be empty/.test(issue.message) ? issue.message : `${where} is too short`;
+    default:
+      return `${where}: ${issue.message.toLowerCase()}`;
+  }
+}
+
+function article(expected: string): string {
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}
+
+export { concreteFactSchema } from "./schemas.js";

@@ -1,0 +1,188 @@
+/**
+ * Reading and writing facts in the fact table. Callers validate facts against the policy first;
+ * this layer only maps them to rows. Every write runs inside the caller's transaction.
+ */
+import { createHash } from "node:crypto";
+import type { GroundFact, Value } from "../core/value.js";
+import type { SqlExecutor } from "./executor.js";
+import { FACT_TABLE, MAX_FACT_ARITY, SHAPE_TABLE } from "./schema.js";
+
+/** A value pattern: null type matches any value, null id any id of that type. */
+export interface ValuePattern {
+  readonly type: string | null;
+  readonly id: string | null;
+}
+
+/** Matches facts with this predicate and exactly `args.length` arguments. */
+export interface FactPattern {
+  readonly predicate: string;
+  readonly args: readonly ValuePattern[];
+}
+
+/**
+ * `GET /facts`: the arity is not given; a fact matches when every mentioned position exists
+ * and matches.
+ */
+export interface SparseFactPattern {
+  readonly predicate: string;
+  readonly positions: ReadonlyMap<number, Partial<ValuePattern>>;
+}
+
+function factKey(fact: GroundFact): string {
+  const hash = createHash("sha256");
+  hash.update(JSON.stringify([fact.predicate, ...fact.args.flatMap((a) => [a.type, a.id])]));
+  return hash.digest("base64url");
+}
+
+const ROWS_PER_STATEMENT = 5000;
+const insertColumns = [
+  "fact_key",
+  "predicate",
+  "arity",
+  ...Array.from({ length: MAX_FACT_ARITY }, (_, i) => [`t${i}`, `i${i}`]).flat(),
+];
+const insertSql = `INSERT INTO ${FACT_TABLE} (${insertColumns.join(", ")})
+SELECT * FROM unnest(${insertColumns.map((c, i) => `$${i + 1}::${c === "arity" ? "smallint" : "text"}[]`).join(", ")})
+ON CONFLICT (fact_key) DO NOTHING`;
+
+/** Predicate and argument types of stored facts: what central questions can read. */
+export interface FactShape {
+  readonly predicate: string;
+  readonly types: readonly string[];
+}
+
+/** Inserts facts (a set: existing facts are left alone) and records their shapes. */
+export async function insertFacts(db: SqlExecutor, facts: readonly GroundFact[]): Promise<void> {
+  const shapes = new Map<string, FactShape>();
+  for (const fact of facts) {
+    const types = fact.args.map((arg) => arg.type);
+    shapes.set(JSON.stringify([fact.predicate, types]), { predicate: fact.predicate, types });
+  }
+  if (shapes.size > 0) {
+    const list = [...shapes.values()];
+    await db.query(
+      `INSERT INTO ${SHAPE_TABLE} (predicate, types)
+       SELECT s.predicate, ARRAY(SELECT json_array_elements_text(s.types::json))
+       FROM unnest($1::text[], $2::text[]) AS s(predicate, types)
+       ON CONFLICT DO NOTHING`,
+      [list.map((s) => s.predicate), list.map((s) => JSON.stringify(s.types))],
+    );
+  }
+  for (let start = 0; start < facts.length; start += ROWS_PER_STATEMENT) {
+    const chunk = facts.slice(start, start + ROWS_PER_STATEMENT);
+    const columns: unknown[][] = insertColumns.map(() => []);
+    const seen = new Set<string>();
+    for (const fact of chunk) {
+      const key = factKey(fact);
+      // unnest + ON CONFLICT rejects a key twice in one statement; drop in-batch repeats.
+      if (seen.has(key)) continue;
+      seen.add(key);
+      columns[0]!.push(key);
+      columns[1]!.push(fact.predicate);
+      columns[2]!.push(fact.args.length);
+      for (let i = 0; i < MAX_FACT_ARITY; i++) {
+        const arg = fact.args[i];
+        columns[3 + 2 * i]!.push(arg?.type ?? "");
+        columns[4 + 2 * i]!.push(arg?.id ?? "");
+      }
+    }
+    await db.query(insertSql, columns);
+  }
+}
+
+/** Deletes every fact matching the pattern; returns how many. */
+export async function deleteFacts(db: SqlExecutor, pattern: FactPattern): Promise<number> {
+  const conditions = ["predicate = $1", "arity = $2"];
+  const params: unknown[] = [pattern.predicate, pattern.args.length];
+  pattern.args.forEach((arg, i) => {
+    if (arg.type !== null) {
+      params.push(arg.type);
+      conditions.push(`t${i} = $${params.length}`);
+    }
+    if (arg.id !== null) {
+      params.push(arg.id);
+      conditions.push(`i${i} = $${params.length}`);
+    }
+  });
+  const rows = await db.query<{ n: number }>(
+    `WITH gone AS (DELETE FROM ${FACT_TABLE} WHERE ${conditions.join(" AND ")} RETURNING 1)
+     SELECT count(*)::int AS n FROM gone`,
+    params,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+type FactRow = Record<string, string | number>;
+
+function rowToFact(row: FactRow): GroundFact {
+  const arity = Number(row.arity);
+  const args: Value[] = [];
+  for (let i = 0; i < arity; i++)
+    args.push({ type: String(row[`t${i}`]), id: String(row[`i${i}`]) });
+  return { predicate: String(row.predicate), args };
+}
+
+/** Stored facts matching a sparse pattern, in a stable order. */
+export async function readFacts(
+  db: SqlExecutor,
+  pattern: SparseFactPattern,
+): Promise<GroundFact[]> {
+  const conditions = ["predicate = $1"];
+  const params: unknown[] = [pattern.predicate];
+  let minArity = 0;
+  for (const [index, arg] of pattern.positions) {
+    if (index >= MAX_FACT_ARITY) return [];
+    minArity = Math.max(minArity, index + 1);
+    if (arg.type != null) {
+      params.push(arg.type);
+      conditions.push(`t${index} = $${params.length}`);
+    }
+    if (arg.id != null) {
+      params.push(arg.id);
+      conditions.push(`i${index} = $${params.length}`);
+    }
+  }
+  if (minArity > 0) conditions.push(`arity >= ${minArity}`);
+  const order = Array.from({ length: MAX_FACT_ARITY }, (_, i) => `t${i}, i${i}`).join(", ");
+  const rows = await db.query<FactRow>(
+    `SELECT * FROM ${FACT_TABLE} WHERE ${conditions.join(" AND ")} ORDER BY arity, ${order}`,
+    params,
+  );
+  return rows.map(rowToFact);
+}
+
+export async function clearFacts(db: SqlExecutor): Promise<void> {
+  await db.query(`DELETE FROM ${FACT_TABLE}`);
+  await db.query(`DELETE FROM ${SHAPE_TABLE}`);
+}
+
+export async function readShapes(db: SqlExecutor): Promise<FactShape[]> {
+  return db.query<FactShape>(
+    `SELECT predicate, types FROM ${SHAPE_TABLE} ORDER BY predicate, array_length(types, 1), types`,
+  );
+}
+
+/**
+ * Stored facts of one predicate and arity whose arguments equal `pattern` where it is not null.
+ * Uses the per-position indexes.
+ */
+export async function matchingFacts(
+  db: SqlExecutor,
+  predicate: string,
+  arity: number,
+  pattern: readonly (Value | null)[] = [],
+): Promise<GroundFact[]> {
+  if (arity > MAX_FACT_ARITY) return [];
+  const conditions = ["predicate = $1", "arity = $2"];
+  const params: unknown[] = [predicate, arity];
+  pattern.forEach((value, i) => {
+    if (!value || i >= arity) return;
+    params.push(value.type, value.id);
+    conditions.push(`t${i} = $${params.length - 1} AND i${i} = $${params.length}`);
+  });
+  const rows = await db.query<FactRow>(
+    `SELECT * FROM ${FACT_TABLE} WHERE ${conditions.join(" AND ")}`,
+    params,
+  );
+  return rows.map(rowToFact);
+}
