@@ -217,7 +217,7 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
           return rows<{ c0: unknown }>(sql);
         });
         for (const row of ok) {
-          if (row.c0 === null) ids.forEach((id) => permitted.add(`${type}\u0000${id}`));
+          if (row.c0 === null) for (const id of ids) permitted.add(`${type}\u0000${id}`);
           else permitted.add(`${type}\u0000${String(row.c0)}`);
         }
       }

@@ -90,7 +90,10 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore {
     );
     checkedAt = Date.now();
     const row = rows[0];
-    if (!row) return (active = null);
+    if (!row) {
+      active = null;
+      return null;
+    }
     if (active && active.version === Number(row.version)) return active;
     const policy = { src: row.src, filename: row.filename };
     const checked = checkPolicy([{ name: policyFileName(policy.filename), text: policy.src }]);
