@@ -149,7 +149,7 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
         const failures = report.tests.flatMap((test) =>
           test.failures.map((f) => ({
             error_type: "AssertionFailed",
-            message: `test \`${test.name}\` failed: ${f.assertion}${f.error ? ` (${f.error})` : ""}`,
+            message: `test \`${test.name}\` failed: ${assertionText(f.assertion)}${f.error ? ` (${f.error})` : ""}`,
           })),
         );
         const errors = failFast ? failures.slice(0, 1) : failures;
@@ -442,6 +442,14 @@ interface PageToken {
   readonly q: string;
   readonly a: string;
   readonly n: number;
+}
+
+/** `assert allow(…);` as the API shows it: `allow(…)`; `assert_not` keeps its keyword. */
+function assertionText(source: string): string {
+  return source
+    .trim()
+    .replace(/;$/, "")
+    .replace(/^assert\s+/, "");
 }
 
 function hashOf(text: string): string {

@@ -1,5 +1,7 @@
 import { runCheckCommand } from "./check-command.js";
 import { type CliIo, EXIT_OK, EXIT_USAGE, processIo } from "./io.js";
+import { runServeCommand } from "./serve-command.js";
+import { runSqlCommand } from "./sql-command.js";
 import { runTestCommand } from "./test-command.js";
 
 const HELP = `usage: polar-sql <command> [options]
@@ -7,6 +9,8 @@ const HELP = `usage: polar-sql <command> [options]
 commands:
   check <files...>   check a policy and print diagnostics with code frames
   test <files...>    run the policy's test blocks against the reference evaluator
+  serve              serve the Oso Cloud compatible HTTP API (--policy <files...>)
+  sql <question>     compile one local question to SQL and print it
 
 Run \`polar-sql <command> --help\` for a command's options.
 `;
@@ -16,6 +20,8 @@ type Command = (args: readonly string[], io: CliIo) => Promise<number>;
 const COMMANDS: Readonly<Record<string, Command>> = {
   check: runCheckCommand,
   test: (args, io) => runTestCommand([...args], io),
+  serve: (args, io) => runServeCommand([...args], io),
+  sql: runSqlCommand,
 };
 
 /** Entry point of the `polar-sql` binary; returns the process exit code. */

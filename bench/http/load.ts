@@ -1,0 +1,99 @@
+/**
+ * HTTP load benchmark: starts `polar-sql serve` (in-memory PGlite) in a child process and
+ * drives it over loopback with autocannon at concurrency 50: authorize alone, authorize_query
+ * alone, then a mix of authorize, list, actions and authorize_query. About 30 s in all.
+ * Reports requests/s, p99 latency, errors, and the server's RSS at start and end.
+ *
+ *   npx tsx bench/http/load.ts                 # full run (~30 s of load), ~12.6k facts
+ *   npx tsx bench/http/load.ts --small         # ~1k facts
+ *   npx tsx bench/http/load.ts --quick         # a few seconds of load, for a smoke check
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { type DriveSummary, drive } from "./drive.js";
+import { type BenchRequest, factCount, requestMix, SCALES } from "./fixture.js";
+
+const quick = process.argv.includes("--quick");
+const scaleName = process.argv.includes("--small") ? "small" : "default";
+const scale = SCALES[scaleName];
+const connections = 50;
+const phases = quick
+  ? { warmup: 1, authorize: 2, authorizeQuery: 2, mixed: 3 }
+  : { warmup: 3, authorize: 6, authorizeQuery: 6, mixed: 14 };
+
+interface Server {
+  readonly child: ChildProcess;
+  readonly url: string;
+}
+
+function startServer(apiKey: string): Promise<Server> {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/http/serve.ts"], {
+    env: { ...process.env, POLAR_SQL_API_KEYS: apiKey, BENCH_SCALE: scaleName },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)\n/.exec(output);
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.once("exit", (code) => reject(new Error(`server exited with code ${code}: ${output}`)));
+  });
+}
+
+async function rssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  return Math.round((kb / 1024) * 10) / 10;
+}
+
+function row(name: string, s: DriveSummary): string {
+  return `| ${name} | ${s.requestsPerSecond} | ${s.p50Ms} | ${s.p99Ms} | ${s.maxMs} | ${s.errors} | ${s.non2xx} |`;
+}
+
+async function main(): Promise<void> {
+  const apiKey = randomBytes(16).toString("hex");
+  const started = Date.now();
+  const server = await startServer(apiKey);
+  console.log(`server ready in ${Math.round((Date.now() - started) / 1000)} s at ${server.url}`);
+  const pid = server.child.pid!;
+  const mix = requestMix(scale, 500);
+  const mixed: BenchRequest[] = mix.authorize.flatMap((r, i) => [
+    r,
+    mix.list[i]!,
+    mix.actions[i]!,
+    mix.authorize_query[i]!,
+  ]);
+  const run = (requests: readonly BenchRequest[], seconds: number) =>
+    drive({ url: server.url, apiKey, requests, connections, seconds });
+  try {
+    const rssLoaded = await rssMiB(pid);
+    await run(mixed, phases.warmup);
+    const rssWarm = await rssMiB(pid);
+    const results: [string, DriveSummary][] = [
+      ["authorize", await run(mix.authorize, phases.authorize)],
+      ["authorize_query", await run(mix.authorize_query, phases.authorizeQuery)],
+      ["mixed (authorize, list, actions, authorize_query)", await run(mixed, phases.mixed)],
+    ];
+    const rssEnd = await rssMiB(pid);
+    const facts = `${factCount(scale)} facts (scale \`${scaleName}\`: ${JSON.stringify(scale)})`;
+    console.log(`\nHTTP load, ${connections} connections, loopback, in-memory PGlite; ${facts}`);
+    console.log("| run | requests/s | p50 ms | p99 ms | max ms | errors | non-2xx |");
+    console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (const [name, summary] of results) console.log(row(name, summary));
+    console.log(
+      `\nserver RSS: ${rssLoaded} MiB after loading, ${rssWarm} MiB after warm-up, ${rssEnd} MiB at the end`,
+    );
+    console.log(`total time ${Math.round((Date.now() - started) / 1000)} s`);
+    const failed = results.filter(([, s]) => s.errors > 0 || s.non2xx > 0);
+    for (const [name, s] of failed) console.log(`${name}: first failure ${s.firstFailure}`);
+    if (failed.length > 0) process.exitCode = 1;
+  } finally {
+    server.child.kill("SIGTERM");
+    await new Promise((resolve) => server.child.once("exit", resolve));
+  }
+}
+
+await main();

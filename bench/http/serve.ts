@@ -1,0 +1,24 @@
+/**
+ * The server process of the HTTP load benchmark: `polar-sql serve` on in-memory PGlite with
+ * the fixture policy and facts. The API key comes from POLAR_SQL_API_KEYS and the data size
+ * from BENCH_SCALE (both set by load.ts).
+ *
+ *   POLAR_SQL_API_KEYS=k BENCH_SCALE=small npx tsx bench/http/serve.ts
+ */
+import { rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { processIo } from "../../src/cli/io.js";
+import { runServeCommand } from "../../src/cli/serve-command.js";
+import { generateFacts, POLICY_FILE, scaleFromEnv } from "./fixture.js";
+
+const factsFile = join(tmpdir(), `polar-sql-bench-facts-${process.pid}.json`);
+await writeFile(factsFile, JSON.stringify(generateFacts(scaleFromEnv().scale)));
+try {
+  process.exitCode = await runServeCommand(
+    ["--policy", POLICY_FILE, "--port", "0", "--facts", factsFile, "--log-level", "silent"],
+    processIo,
+  );
+} finally {
+  await rm(factsFile, { force: true });
+}

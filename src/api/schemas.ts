@@ -1,0 +1,104 @@
+/**
+ * Zod schemas of the local-authorization request bodies (api-and-local-sql §3.5), exported
+ * for the HTTP layer and for library callers. Unknown keys are ignored (clients may send
+ * more); `context_facts` defaults to `[]`; `list_query` accepts and ignores page fields.
+ */
+import { z } from "zod";
+
+const name = z.string().min(1);
+
+/** `{"type": "User", "id": "ada"}`: a concrete value (context facts, actors, resources). */
+export const typedIdSchema = z.object({ type: name, id: z.string() });
+
+export const concreteFactSchema = z.object({
+  predicate: name,
+  args: z.array(typedIdSchema),
+});
+
+const contextFacts = z
+  .array(concreteFactSchema)
+  .nullish()
+  .transform((facts) => facts ?? []);
+
+export const authorizeBodySchema = z.object({
+  actor_type: name,
+  actor_id: z.string(),
+  action: z.string(),
+  resource_type: name,
+  resource_id: z.string(),
+  context_facts: contextFacts,
+});
+
+export const actionsBodySchema = z.object({
+  actor_type: name,
+  actor_id: z.string(),
+  resource_type: name,
+  resource_id: z.string(),
+  context_facts: contextFacts,
+});
+
+export const listBodySchema = z.object({
+  actor_type: name,
+  actor_id: z.string(),
+  action: z.string(),
+  resource_type: name,
+  context_facts: contextFacts,
+  page_size: z.unknown().optional(),
+  page_token: z.unknown().optional(),
+});
+
+/** `/evaluate_query`'s `Query` object (§3.4). */
+export const querySchema = z.object({
+  predicate: z.tuple([name, z.array(name)]),
+  calls: z
+    .array(z.tuple([name, z.array(name)]))
+    .nullish()
+    .transform((calls) => calls ?? []),
+  constraints: z.record(name, z.object({ type: name, ids: z.array(z.string()).nullable() })),
+  context_facts: contextFacts,
+});
+
+const dataBindings = z.string();
+
+export const authorizeQueryRequestSchema = z.object({
+  query: authorizeBodySchema,
+  data_bindings: dataBindings,
+});
+
+export const actionsQueryRequestSchema = z.object({
+  query: actionsBodySchema,
+  data_bindings: dataBindings,
+});
+
+export const listQueryRequestSchema = z.object({
+  query: listBodySchema,
+  column: z.string().min(1),
+  data_bindings: dataBindings,
+});
+
+export const localModeSchema = z.discriminatedUnion("mode", [
+  z.object({
+    mode: z.literal("select"),
+    query_vars_to_output_column_names: z.record(name, name),
+  }),
+  z.object({
+    mode: z.literal("filter"),
+    query_var: name,
+    output_column_name: z.string().min(1),
+  }),
+]);
+
+export const evaluateQueryLocalRequestSchema = z.object({
+  query: querySchema,
+  data_bindings: dataBindings,
+  mode: localModeSchema,
+});
+
+export type AuthorizeQueryRequest = z.input<typeof authorizeQueryRequestSchema>;
+export type ActionsQueryRequest = z.input<typeof actionsQueryRequestSchema>;
+export type ListQueryRequest = z.input<typeof listQueryRequestSchema>;
+export type EvaluateQueryLocalRequest = z.input<typeof evaluateQueryLocalRequestSchema>;
+
+/** The SQL every local endpoint answers with. */
+export const localQueryResponseSchema = z.object({ sql: z.string() });
+export type LocalQueryResponse = z.infer<typeof localQueryResponseSchema>;

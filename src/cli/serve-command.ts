@@ -1,0 +1,307 @@
+/**
+ * `polar-sql serve`: the Oso Cloud–compatible HTTP service on an embedded PGlite store (or a
+ * PGlite data directory, or a PostgreSQL server), with a policy and optional facts loaded.
+ */
+import { parseArgs } from "node:util";
+import { createService, type ServiceOptions } from "../api/central.js";
+import { ApiError, type PolarService } from "../api/service.js";
+import { createApp } from "../http/app.js";
+import { API_KEYS_ENV, generateApiKey, loadApiKeys } from "../http/auth.js";
+import { createLogger, type LogLevel } from "../http/logger.js";
+import { type ServerHandle, startServer } from "../http/server.js";
+import type { SourceFile } from "../source/source.js";
+import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./io.js";
+import { loadPolicyFiles, readFacts } from "./sql-command.js";
+
+export const SERVE_HELP = `usage: polar-sql serve --policy <files...> [options]
+
+Serves the Oso Cloud HTTP API (under /api) with the given policy. Without a storage
+option the facts live in memory and are lost on exit.
+
+options:
+  --policy <files...>     the policy (.polar files, loaded as one policy); required
+  --port <n>              port to listen on (default 8080; 0 picks a free one)
+  --host <addr>           address to bind (default 127.0.0.1)
+  --data <dir>            keep facts and policy in a PGlite data directory
+  --database-url <url>    keep facts and policy on a PostgreSQL server
+  --facts <file>          insert facts from a JSON array of {"predicate", "args": [{"type","id"}]}
+  --api-key-file <path>   accepted API keys, one per line
+  --log-level <level>     info (default), debug, warn, error or silent
+  --help                  show this help
+
+API keys come from ${API_KEYS_ENV} (comma-separated) and --api-key-file. With none
+configured, a random key is generated and printed once; requests always need a key.
+SIGTERM or SIGINT finishes in-flight requests and closes the store; a second signal,
+or 30 s without the in-flight work finishing, exits at once.
+
+Exits 0 after a clean shutdown, 1 when the policy, facts or store fail, 2 for
+wrong arguments or unreadable files.
+`;
+
+export interface ServeOptions {
+  /** Environment for API keys; defaults to `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Stops the server when aborted; defaults to SIGTERM/SIGINT. */
+  readonly stop?: AbortSignal;
+  /** Called once the server listens (tests read the URL from here). */
+  readonly onListening?: (server: ServerHandle) => void;
+  /** Opens the service; defaults to `createService` (tests inject their own). */
+  readonly openService?: (options: ServiceOptions) => Promise<PolarService>;
+  /** How long shutdown may wait for in-flight work; default 30 s. */
+  readonly shutdownMs?: number;
+  /** Where request logs go; defaults to stdout. */
+  readonly logDestination?: { write(line: string): void };
+}
+
+const OPTIONS = {
+  policy: { type: "string", multiple: true },
+  port: { type: "string", default: "8080" },
+  host: { type: "string", default: "127.0.0.1" },
+  data: { type: "string" },
+  "database-url": { type: "string" },
+  facts: { type: "string" },
+  "api-key-file": { type: "string" },
+  "log-level": { type: "string", default: "info" },
+} as const;
+
+const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
+
+/**
+ * Runs the server until SIGTERM/SIGINT (or `options.stop`); returns the exit code.
+ *
+ *   await runServeCommand(["--policy", "app.polar", "--port", "0"], processIo);
+ */
+export async function runServeCommand(
+  args: readonly string[],
+  io: CliIo,
+  options: ServeOptions = {},
+): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    io.stdout(SERVE_HELP);
+    return EXIT_OK;
+  }
+  const parsed = parseServeArgs(args);
+  if (parsed.kind === "usage") {
+    io.stderr(`error: ${parsed.message}\n\n${SERVE_HELP}`);
+    return EXIT_USAGE;
+  }
+  const { settings } = parsed;
+
+  let keys: string[];
+  try {
+    keys = await loadApiKeys({
+      env: options.env ?? process.env,
+      ...(settings.apiKeyFile !== undefined && { keyFile: settings.apiKeyFile }),
+    });
+  } catch (error) {
+    io.stderr(`error: ${(error as Error).message}\n`);
+    return EXIT_USAGE;
+  }
+  let sources: readonly SourceFile[];
+  try {
+    ({ sources } = await loadPolicyFiles(settings.policyFiles, io));
+  } catch (error) {
+    io.stderr(`error: ${(error as Error).message}\n`);
+    return (error as { exitCode?: number }).exitCode ?? EXIT_FAILED;
+  }
+  const facts =
+    settings.factsFile === undefined ? [] : await readFactsOrReport(settings.factsFile, io);
+  if (facts === null) return EXIT_FAILED;
+
+  let service: PolarService;
+  try {
+    service = await (options.openService ?? createService)({
+      ...(settings.databaseUrl !== undefined && { databaseUrl: settings.databaseUrl }),
+      ...(settings.dataDir !== undefined && { dataDir: settings.dataDir }),
+    });
+  } catch (error) {
+    io.stderr(`error: cannot open the fact store: ${(error as Error).message}\n`);
+    return EXIT_FAILED;
+  }
+
+  let server: ServerHandle | undefined;
+  let generated: string | null = null;
+  const stop = stopRequest(options.stop, io);
+  try {
+    const src = sources.map((source) => source.text).join("\n");
+    const filename = sources.length === 1 ? sources[0]!.name : null;
+    await service.postPolicy({ src, filename }, {});
+    if (facts.length > 0) await service.batch([{ inserts: facts }]);
+
+    if (keys.length === 0) {
+      generated = generateApiKey();
+      keys = [generated];
+    }
+    const logger = createLogger(settings.logLevel, options.logDestination);
+    const app = createApp({ service, apiKeys: keys, logger });
+    server = await startServer({ app, port: settings.port, host: settings.host });
+  } catch (error) {
+    io.stderr(`error: ${describeStartupError(error)}\n`);
+    await server?.close();
+    await service.close();
+    stop.release();
+    return EXIT_FAILED;
+  }
+  io.stdout(`polar-sql listening on ${server.url}\n`);
+  if (generated) {
+    io.stdout(
+      `API key (generated, shown once): ${generated}\n` +
+        `try: curl -s -H "Authorization: Bearer ${generated}" ${server.url}/api/policy_metadata\n`,
+    );
+  }
+  options.onListening?.(server);
+  await stop.requested;
+  io.stdout("shutting down: finishing in-flight requests\n");
+  const deadlineMs = options.shutdownMs ?? SHUTDOWN_MS;
+  const clean = await shutDown(server, service, deadlineMs);
+  stop.release();
+  if (clean) return EXIT_OK;
+  io.stderr(
+    `error: in-flight work did not finish within ${deadlineMs / 1000} s; exiting without closing the store cleanly\n`,
+  );
+  // Abandoned work would keep the process alive; only the signal-driven CLI exits by itself.
+  if (!options.stop) process.exit(EXIT_FAILED);
+  return EXIT_FAILED;
+}
+
+/** Closes the server (in-flight requests finish), then the store; false past the deadline. */
+async function shutDown(
+  server: ServerHandle,
+  service: PolarService,
+  deadlineMs: number,
+): Promise<boolean> {
+  const closed = (async () => {
+    await server.close();
+    await service.close();
+    return true;
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), deadlineMs);
+  });
+  try {
+    return await Promise.race([closed, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How long a shutdown may take before the process exits anyway. */
+const SHUTDOWN_MS = 30_000;
+
+interface Settings {
+  readonly policyFiles: readonly string[];
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir?: string;
+  readonly databaseUrl?: string;
+  readonly factsFile?: string;
+  readonly apiKeyFile?: string;
+  readonly logLevel: LogLevel;
+}
+
+type Parsed =
+  | { readonly kind: "ok"; readonly settings: Settings }
+  | { readonly kind: "usage"; readonly message: string };
+
+function parseServeArgs(args: readonly string[]): Parsed {
+  let values: ReturnType<typeof parse>["values"];
+  let positionals: string[];
+  const parse = (list: string[]) =>
+    parseArgs({ args: list, options: OPTIONS, allowPositionals: true, strict: true });
+  try {
+    ({ values, positionals } = parse([...args]));
+  } catch (error) {
+    const message = (error as Error).message;
+    return { kind: "usage", message: message.charAt(0).toLowerCase() + message.slice(1) };
+  }
+  // `--policy a.polar b.polar`: files after the first are positionals.
+  const policyFiles = [...(values.policy ?? []), ...positionals];
+  if (policyFiles.length === 0) {
+    return { kind: "usage", message: "no policy files given (`--policy <files...>`)" };
+  }
+  const port = Number(values.port);
+  if (!/^[0-9]+$/.test(values.port) || port > 65535) {
+    return {
+      kind: "usage",
+      message: `\`--port\` must be a number from 0 to 65535, got \`${values.port}\``,
+    };
+  }
+  if (values.data !== undefined && values["database-url"] !== undefined) {
+    return { kind: "usage", message: "give either `--data` or `--database-url`, not both" };
+  }
+  const logLevel = values["log-level"] as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    return {
+      kind: "usage",
+      message: `\`--log-level\` must be one of ${LOG_LEVELS.map((l) => `\`${l}\``).join(", ")}`,
+    };
+  }
+  return {
+    kind: "ok",
+    settings: {
+      policyFiles,
+      port,
+      host: values.host,
+      logLevel,
+      ...(values.data !== undefined && { dataDir: values.data }),
+      ...(values["database-url"] !== undefined && { databaseUrl: values["database-url"] }),
+      ...(values.facts !== undefined && { factsFile: values.facts }),
+      ...(values["api-key-file"] !== undefined && { apiKeyFile: values["api-key-file"] }),
+    },
+  };
+}
+
+async function readFactsOrReport(path: string, io: CliIo) {
+  try {
+    return await readFacts(path);
+  } catch (error) {
+    io.stderr(`error: ${(error as Error).message}\n`);
+    return null;
+  }
+}
+
+function describeStartupError(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE") return "the port is already in use";
+  if (code === "EACCES") return "permission denied to listen on that port";
+  if (code === "EADDRNOTAVAIL") return "the host address is not available on this machine";
+  return (error as Error).message;
+}
+
+/**
+ * Resolves on the first SIGTERM/SIGINT, or when `stop` aborts. A second signal exits at once.
+ * The signal listeners stay attached until `release()` so that a runner that exits once no
+ * listener is left (tsx does) cannot cut the graceful shutdown short.
+ */
+function stopRequest(
+  stop: AbortSignal | undefined,
+  io: CliIo,
+): { readonly requested: Promise<void>; readonly release: () => void } {
+  if (stop) {
+    const requested: Promise<void> = stop.aborted
+      ? Promise.resolve()
+      : new Promise((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
+    return { requested, release: () => {} };
+  }
+  let signals = 0;
+  let onSignal = () => {};
+  const requested = new Promise<void>((resolve) => {
+    onSignal = () => {
+      signals++;
+      if (signals === 1) return resolve();
+      io.stderr("second signal: exiting without waiting for in-flight requests\n");
+      process.exit(EXIT_FAILED);
+    };
+  });
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  return {
+    requested,
+    release: () => {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+    },
+  };
+}

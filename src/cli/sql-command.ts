@@ -1,0 +1,298 @@
+/**
+ * `polar-sql sql <authorize|actions|list|evaluate>`: compiles one local-authorization question
+ * into SQL, from flags or from the JSON body of the matching HTTP endpoint, and prints it.
+ */
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import {
+  actionsQuery,
+  authorizeQuery,
+  evaluateQueryLocal,
+  type LocalOptions,
+  listQuery,
+} from "../api/local.js";
+import { concreteFactSchema } from "../api/wire.js";
+import { checkPolicy } from "../check/check.js";
+import { checkFact } from "../check/facts.js";
+import type { Program } from "../check/program.js";
+import type { GroundFact } from "../core/value.js";
+import { formatDiagnostic } from "../source/format.js";
+import type { SourceFile } from "../source/source.js";
+import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readSources } from "./io.js";
+
+export const SQL_HELP = `usage: polar-sql sql <question> --policy <files...> --bindings <file> [options]
+
+Compiles one local-authorization question into PostgreSQL and prints it, as the
+/authorize_query, /actions_query, /list_query and /evaluate_query_local endpoints would.
+
+questions and their flags:
+  authorize   --actor <Type:id> --action <action> --resource <Type:id>
+  actions     --actor <Type:id> --resource <Type:id>
+  list        --actor <Type:id> --action <action> --resource-type <Type> --column <sql>
+  evaluate    --body <file> only (a Query with a mode)
+
+options:
+  --policy <files...>   the policy (.polar files); required
+  --bindings <file>     data bindings YAML; required unless the body has \`data_bindings\`
+  --body <file>         the endpoint's JSON request body instead of the flags above
+  --facts <file>        central facts (JSON array of {"predicate", "args": [{"type","id"}]})
+                        that the SQL inlines
+  --help                show this help
+
+examples:
+  polar-sql sql authorize --policy app.polar --bindings app.yaml \\
+    --actor User:17 --action view --resource Ticket:101
+  polar-sql sql list --policy app.polar --bindings app.yaml \\
+    --actor User:17 --action view --resource-type Ticket --column tickets.id
+  polar-sql sql evaluate --policy app.polar --bindings app.yaml --body query.json
+
+Exits 0 after printing the SQL, 1 when the policy or the question is invalid,
+2 for wrong arguments or unreadable files.
+`;
+
+const QUESTIONS = ["authorize", "actions", "list", "evaluate"] as const;
+type Question = (typeof QUESTIONS)[number];
+
+/** A failure to report: message for stderr, exit code. */
+class CommandError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+const usage = (message: string) => new CommandError(message, EXIT_USAGE);
+
+/**
+ * `polar-sql sql authorize --policy p.polar --bindings b.yaml --actor User:1 …`: prints the SQL
+ * and returns the exit code.
+ *
+ *   await runSqlCommand(["list", "--policy", "p.polar", "--bindings", "b.yaml", "--actor",
+ *     "User:17", "--action", "view", "--resource-type", "Ticket", "--column", "t.id"], processIo);
+ */
+export async function runSqlCommand(args: readonly string[], io: CliIo): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    io.stdout(SQL_HELP);
+    return EXIT_OK;
+  }
+  try {
+    io.stdout(`${await compile(args, io)}\n`);
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof CommandError) {
+      io.stderr(`error: ${error.message}\n${error.exitCode === EXIT_USAGE ? `\n${SQL_HELP}` : ""}`);
+      return error.exitCode;
+    }
+    // The compiler's own refusals (bad bindings, uninferable types) are the user's to fix.
+    io.stderr(`error: ${(error as Error).message}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+async function compile(args: readonly string[], io: CliIo): Promise<string> {
+  const { values, positionals } = parseOptions(args);
+  const [name, ...extraFiles] = positionals;
+  if (name === undefined) throw usage("no question given; expected one of " + questionList());
+  if (!(QUESTIONS as readonly string[]).includes(name)) {
+    throw usage(`unknown question \`${name}\`; expected one of ${questionList()}`);
+  }
+  const question = name as Question;
+  const policyFiles = [...(values.policy ?? []), ...extraFiles];
+  if (policyFiles.length === 0) throw usage("no policy files given (`--policy <files...>`)");
+  const { program } = await loadPolicyFiles(policyFiles, io);
+  const options: LocalOptions = values.facts
+    ? { central: centralFacts(program, await readFacts(values.facts)) }
+    : {};
+  const bindings = values.bindings === undefined ? undefined : await readText(values.bindings);
+  const body = values.body
+    ? withBindings(await readJson(values.body), bindings)
+    : bodyFromFlags(question, values, bindings);
+  switch (question) {
+    case "authorize":
+      return authorizeQuery(program, body, options).sql;
+    case "actions":
+      return actionsQuery(program, body, options).sql;
+    case "list":
+      return listQuery(program, body, options).sql;
+    case "evaluate":
+      return evaluateQueryLocal(program, body, options).sql;
+    default: {
+      const _never: never = question;
+      return _never;
+    }
+  }
+}
+
+const OPTIONS = {
+  policy: { type: "string", multiple: true },
+  bindings: { type: "string" },
+  body: { type: "string" },
+  facts: { type: "string" },
+  actor: { type: "string" },
+  action: { type: "string" },
+  resource: { type: "string" },
+  "resource-type": { type: "string" },
+  column: { type: "string" },
+} as const;
+
+type Values = ReturnType<typeof parseOptions>["values"];
+
+function parseOptions(args: readonly string[]) {
+  try {
+    return parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw usage(lowerFirst((error as Error).message));
+  }
+}
+
+function questionList(): string {
+  return QUESTIONS.map((q) => `\`${q}\``).join(", ");
+}
+
+/** The HTTP body of the question, built from flags. */
+function bodyFromFlags(question: Question, values: Values, bindings: string | undefined): unknown {
+  if (bindings === undefined) throw usage("`--bindings <file>` is required");
+  const need = (flag: keyof Values & string): string => {
+    const value = values[flag];
+    if (typeof value !== "string") throw usage(`\`${question}\` needs \`--${flag}\``);
+    return value;
+  };
+  const typedId = (flag: "actor" | "resource") => {
+    const text = need(flag);
+    const colon = text.indexOf(":");
+    if (colon <= 0 || colon === text.length - 1) {
+      throw usage(`\`--${flag}\` must be \`Type:id\`, got \`${text}\``);
+    }
+    return { type: text.slice(0, colon), id: text.slice(colon + 1) };
+  };
+  switch (question) {
+    case "authorize": {
+      const actor = typedId("actor");
+      const resource = typedId("resource");
+      const query = {
+        actor_type: actor.type,
+        actor_id: actor.id,
+        action: need("action"),
+        resource_type: resource.type,
+        resource_id: resource.id,
+      };
+      return { query, data_bindings: bindings };
+    }
+    case "actions": {
+      const actor = typedId("actor");
+      const resource = typedId("resource");
+      const query = {
+        actor_type: actor.type,
+        actor_id: actor.id,
+        resource_type: resource.type,
+        resource_id: resource.id,
+      };
+      return { query, data_bindings: bindings };
+    }
+    case "list": {
+      const actor = typedId("actor");
+      const query = {
+        actor_type: actor.type,
+        actor_id: actor.id,
+        action: need("action"),
+        resource_type: need("resource-type"),
+      };
+      return { query, column: need("column"), data_bindings: bindings };
+    }
+    case "evaluate":
+      throw usage("`evaluate` takes its question from `--body <file>`");
+    default: {
+      const _never: never = question;
+      return _never;
+    }
+  }
+}
+
+/** `--bindings` fills in (or replaces) the body's `data_bindings`. */
+function withBindings(body: unknown, bindings: string | undefined): unknown {
+  if (bindings === undefined) return body;
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new CommandError("the `--body` file must hold a JSON object", EXIT_FAILED);
+  }
+  return { ...body, data_bindings: bindings };
+}
+
+/**
+ * Reads and checks policy files, printing diagnostics with code frames; throws a
+ * `CommandError` (exit 1) when the policy is invalid, exit 2 when a file cannot be read.
+ */
+export async function loadPolicyFiles(
+  paths: readonly string[],
+  io: CliIo,
+): Promise<{ program: Program; sources: readonly SourceFile[] }> {
+  const read = await readSources(paths);
+  if (!read.ok) throw new CommandError(read.message, EXIT_USAGE);
+  const checked = checkPolicy(read.sources);
+  for (const diagnostic of checked.diagnostics) {
+    io.stderr(`${formatDiagnostic(diagnostic, read.sources, { color: io.isTTY })}\n\n`);
+  }
+  if (!checked.ok) {
+    const errors = checked.diagnostics.filter((d) => d.severity === "error").length;
+    throw new CommandError(
+      `the policy has ${errors} ${errors === 1 ? "error" : "errors"}`,
+      EXIT_FAILED,
+    );
+  }
+  return { program: checked.program, sources: read.sources };
+}
+
+const factsSchema = z.array(concreteFactSchema);
+
+/** Reads a facts file: a JSON array of wire facts. */
+export async function readFacts(path: string): Promise<GroundFact[]> {
+  const parsed = factsSchema.safeParse(await readJson(path));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? ` at \`${issue.path.join(".")}\`` : "";
+    throw new CommandError(
+      `\`${path}\` must be a JSON array of facts {"predicate", "args": [{"type", "id"}]}${where}: ${issue.message.toLowerCase()}`,
+      EXIT_FAILED,
+    );
+  }
+  return parsed.data;
+}
+
+function centralFacts(program: Program, facts: readonly GroundFact[]) {
+  for (const [index, fact] of facts.entries()) {
+    const problem = checkFact(program, fact);
+    if (problem) throw new CommandError(`fact ${index}: ${problem.message}`, EXIT_FAILED);
+  }
+  return {
+    facts: (predicate: string, arity: number) =>
+      facts.filter((f) => f.predicate === predicate && f.args.length === arity),
+  };
+}
+
+async function readText(path: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    const reason = code === "ENOENT" ? "no such file" : (cause as Error).message;
+    throw new CommandError(`cannot read \`${path}\`: ${reason}`, EXIT_USAGE);
+  }
+}
+
+async function readJson(path: string): Promise<unknown> {
+  const text = await readText(path);
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new CommandError(
+      `\`${path}\` is not valid JSON: ${lowerFirst((cause as Error).message)}`,
+      EXIT_FAILED,
+    );
+  }
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}

@@ -1,0 +1,126 @@
+/**
+ * The HTTP adapter: authenticates, parses, calls the service, serializes. It holds no
+ * authorization logic; every answer comes from the `PolarService`.
+ */
+import { randomUUID } from "node:crypto";
+import { type Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ApiError, type PolarService, type Reply } from "../api/service.js";
+import { createKeyCheck } from "./auth.js";
+import { readJsonBody } from "./body.js";
+import { matchRoute, type Route } from "./routes.js";
+
+/** What the adapter logs through; a pino logger fits, tests pass a capturing object. */
+export interface HttpLogger {
+  info(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+export interface AppOptions {
+  readonly service: PolarService;
+  /** Accepted bearer keys; at least one (the server never runs unauthenticated). */
+  readonly apiKeys: readonly string[];
+  readonly logger: HttpLogger;
+}
+
+interface Vars {
+  Variables: { requestId: string; route: string };
+}
+
+const API_PREFIX = "/api";
+const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+
+/**
+ * Builds the Hono app; use `app.request(...)` in tests or `startServer` to listen.
+ *
+ *   const app = createApp({ service, apiKeys: ["s3cret"], logger: pino() });
+ *   await app.request("/health"); // 200 {"status":"ok"}
+ */
+export function createApp(options: AppOptions): Hono<Vars> {
+  const { service, logger } = options;
+  const checkKey = createKeyCheck(options.apiKeys);
+  const app = new Hono<Vars>();
+
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    const sent = c.req.header("x-request-id");
+    const requestId = sent !== undefined && REQUEST_ID.test(sent) ? sent : randomUUID();
+    c.set("requestId", requestId);
+    c.set("route", "unmatched");
+    await next();
+    const ms = Math.round((performance.now() - started) * 100) / 100;
+    c.res.headers.set("X-Request-ID", requestId);
+    c.res.headers.set("Server-Timing", `oso;dur=${ms}`);
+    logger.info(
+      { reqId: requestId, method: c.req.method, route: c.get("route"), status: c.res.status, ms },
+      "request",
+    );
+  });
+
+  app.get("/health", (c) => {
+    c.set("route", "/health");
+    return c.json({ status: "ok" });
+  });
+
+  app.all(`${API_PREFIX}/*`, async (c) => {
+    const path = c.req.path.slice(API_PREFIX.length);
+    const match = matchRoute(c.req.method, path);
+    if (match.kind === "found") c.set("route", `${c.req.method} ${API_PREFIX}${path}`);
+    else if (match.kind === "wrong-method") c.set("route", `${API_PREFIX}${path}`);
+    // Authentication comes first: without a key, nothing about the routes is revealed.
+    const auth = checkKey(c.req.header("authorization"));
+    if (auth.kind === "refused") {
+      c.header("WWW-Authenticate", 'Bearer realm="polar-sql"');
+      return c.json({ message: auth.message }, 401);
+    }
+    switch (match.kind) {
+      case "unknown":
+        return notFound(c);
+      case "wrong-method":
+        c.header("Allow", match.allowed.join(", "));
+        return c.json(
+          { message: `method ${c.req.method} is not allowed on \`${c.req.path}\`` },
+          405,
+        );
+      case "found":
+        return send(c, await answer(service, match.route, c.req.raw));
+      default: {
+        const _never: never = match;
+        return _never;
+      }
+    }
+  });
+
+  app.notFound(notFound);
+
+  app.onError((error, c) => {
+    if (error instanceof ApiError) {
+      return c.json(
+        { message: error.message, ...error.body },
+        error.status as ContentfulStatusCode,
+      );
+    }
+    logger.error({ reqId: c.get("requestId"), err: error }, "internal error");
+    return c.json({ message: `internal error (request id ${c.get("requestId")})` }, 500);
+  });
+
+  return app;
+}
+
+async function answer(service: PolarService, route: Route, request: Request): Promise<Reply> {
+  const query = new URL(request.url).searchParams;
+  if (route.body === "none") return route.call(service, { body: undefined, query });
+  const body = await readJsonBody(request);
+  if (body.kind === "empty") throw new ApiError(400, "request body is empty; expected JSON");
+  return route.call(service, { body: body.value, query });
+}
+
+function send(c: Context<Vars>, reply: Reply): Response {
+  if (reply.dataVersion !== undefined) c.header("OsoOffset", String(reply.dataVersion));
+  // Every 2xx carries JSON: the official client parses each success body.
+  return c.json((reply.body ?? null) as object, reply.status ?? 200);
+}
+
+function notFound(c: Context<Vars>): Response {
+  return c.json({ message: `no route \`${c.req.method} ${c.req.path}\`` }, 404);
+}

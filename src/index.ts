@@ -1,0 +1,40 @@
+/** polar-sql: the public API. Re-exports only; see each module for documentation. */
+
+// Central engine and service
+export { createService, type ServiceOptions } from "./api/central.js";
+export * from "./api/local.js";
+export * from "./api/schemas.js";
+export { ApiError, type PolarService, type Reply } from "./api/service.js";
+// Local check: data bindings and SQL
+export {
+  DataBindingsError,
+  parseDataBindings,
+  safeParseDataBindings,
+} from "./bindings/parse.js";
+export type { DataBindings } from "./bindings/types.js";
+export {
+  type CheckResult,
+  checkPolicy,
+  checkPolicyOrThrow,
+  checkPolicyText,
+  PolicyError,
+} from "./check/check.js";
+export { checkFact } from "./check/facts.js";
+export type { Program } from "./check/program.js";
+export type { GroundFact, Value } from "./core/value.js";
+// Reference evaluator and test runner
+export * from "./evaluate/index.js";
+export { createApp } from "./http/app.js";
+export { startServer } from "./http/server.js";
+export type { PolicyFile } from "./polar/ast.js";
+export { type ParseResult, parsePolicy } from "./polar/parse.js";
+// Front end
+export type { Diagnostic, DiagnosticCode, Severity } from "./source/diagnostic.js";
+export { formatDiagnostic, formatDiagnosticLine } from "./source/format.js";
+export type { SourceFile, Span } from "./source/source.js";
+export {
+  type CentralFacts,
+  inMemoryCentralFacts,
+  NO_CENTRAL_FACTS,
+} from "./sql/central-facts.js";
+export { type FactStore, openStore, StoreError, type StoreOptions } from "./store/store.js";

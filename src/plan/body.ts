@@ -1,0 +1,402 @@
+/**
+ * Planning clause bodies. A conjunction is order-independent (reference §9.1), so atoms are
+ * scheduled: unifications and type tests first, filters as soon as their variables are bound,
+ * then calls (recursive ones last, so that they see as much bound data as possible); a call
+ * that needs a bound argument is retried after the others.
+ */
+import { termValue } from "../check/facts.js";
+import type { Clause } from "../check/program.js";
+import type { Term as AstTerm, Call, Compare, Expr, In, Not } from "../polar/ast.js";
+import { tick } from "../source/diagnostic.js";
+import { planCall } from "./call.js";
+import { compareValues } from "./compare.js";
+import type { Planner } from "./context.js";
+import {
+  InferenceError,
+  RetriableError,
+  ruleContext,
+  TypeNeededError,
+  UnboundError,
+} from "./errors.js";
+import { variableName } from "./head.js";
+import { type Branch, literal, type Term, termsEqual, termType } from "./ir.js";
+import {
+  addConditions,
+  bindVariable,
+  constrainVariable,
+  equateTerms,
+  type State,
+  slotOf,
+  unifyVariables,
+} from "./state.js";
+
+/** A term of the body, resolved against a state: a variable (bound or not) or a fixed term. */
+export type Resolved =
+  | { readonly kind: "variable"; readonly name: string }
+  | { readonly kind: "term"; readonly term: Term };
+
+/** What a body is planned in: the clause (for messages) and the outer variables of each `not`. */
+export interface Scope {
+  readonly clause: Clause | null;
+  readonly outerOfNot: ReadonlyMap<Not, ReadonlySet<string>>;
+  /** How often each named variable occurs in the clause (head included). */
+  readonly occurrences: ReadonlyMap<string, number>;
+}
+
+/**
+ * The states in which `body` holds, starting from `state` (the head's bindings).
+ *
+ *   planBody(planner, clause, match.state, clause.body) // one state per branch
+ */
+export function planBody(
+  planner: Planner,
+  clause: Clause | null,
+  state: State,
+  body: Expr,
+): State[] {
+  const { outerOfNot, occurrences } = analyseVariables(clause, body);
+  const scope: Scope = { clause, outerOfNot, occurrences };
+  const typed = constrainByComparisons(planner, state, body);
+  return typed ? planExpr(planner, scope, typed, body) : [];
+}
+
+/**
+ * `x >= 3` and `x < "m"` in the body's top-level conjunction hold only for an Integer (a
+ * String) `x` (reference §5): the variable gets that type before any call is planned, so that
+ * central facts can be read with a known type (reference §9.4).
+ */
+function constrainByComparisons(planner: Planner, state: State, body: Expr): State | null {
+  let current: State | null = state;
+  for (const atom of flattenAnd(body)) {
+    if (atom.kind !== "compare" || atom.op === "=" || atom.op === "!=") continue;
+    const sides: [AstTerm, AstTerm][] = [
+      [atom.left, atom.right],
+      [atom.right, atom.left],
+    ];
+    for (const [side, other] of sides) {
+      if (side.kind !== "variable" || side.name === "_" || !current) continue;
+      const type =
+        other.kind === "current_time"
+          ? "Integer"
+          : other.kind === "variable"
+            ? null
+            : termValue(other)?.type;
+      if (!type) continue;
+      current = constrainVariable(planner.program, current, side.name, {
+        exact: type,
+        requires: [],
+      });
+    }
+  }
+  return current;
+}
+
+export function planExpr(planner: Planner, scope: Scope, state: State, expr: Expr): State[] {
+  return planConjunction(planner, scope, state, flattenAnd(expr));
+}
+
+function flattenAnd(expr: Expr): Expr[] {
+  return expr.kind === "and" ? expr.operands.flatMap(flattenAnd) : [expr];
+}
+
+// ---------------------------------------------------------------- scheduling
+
+const NOT_READY = Number.POSITIVE_INFINITY;
+
+function priority(planner: Planner, state: State, atom: Expr): number {
+  switch (atom.kind) {
+    case "bool":
+    case "matches":
+      return 0;
+    case "compare":
+      if (atom.op === "=") return 0;
+      return allBound(state, [atom.left, atom.right]) ? 1 : NOT_READY;
+    case "in":
+      return allBound(state, [atom.element]) ? 0 : 3.5;
+    case "not":
+      return NOT_READY; // decided by `notPriority`, which needs the scope
+    case "or":
+    case "and":
+      return 2;
+    case "call":
+      return planner.recursive.has(`${atom.name.name}/${atom.args.length}`) ? 4 : 3;
+    default: {
+      const _never: never = atom;
+      return _never;
+    }
+  }
+}
+
+function allBound(state: State, terms: readonly AstTerm[]): boolean {
+  return terms.every((term) => term.kind !== "variable" || slotOf(state, term.name).term !== null);
+}
+
+function unboundVariable(state: State, atom: Expr, scope: Scope): string | null {
+  const names =
+    atom.kind === "not"
+      ? [...(scope.outerOfNot.get(atom) ?? [])]
+      : atom.kind === "compare"
+        ? [atom.left, atom.right].flatMap((t) => (t.kind === "variable" ? [t.name] : []))
+        : [];
+  return names.find((name) => slotOf(state, name).term === null) ?? null;
+}
+
+function planConjunction(
+  planner: Planner,
+  scope: Scope,
+  state: State,
+  atoms: readonly Expr[],
+): State[] {
+  if (atoms.length === 0) return [state];
+  const ranked = atoms
+    .map((atom, index) => {
+      const rank =
+        atom.kind === "not"
+          ? unboundVariable(state, atom, scope) === null
+            ? 1
+            : NOT_READY
+          : priority(planner, state, atom);
+      return { atom, index, rank };
+    })
+    .filter((entry) => entry.rank !== NOT_READY)
+    .sort((a, b) => a.rank - b.rank || a.index - b.index);
+  if (ranked.length === 0) {
+    const atom = atoms[0]!;
+    const name = unboundVariable(state, atom, scope) ?? "_";
+    const what =
+      atom.kind === "not" ? "`not`" : tick(atom.kind === "compare" ? atom.op : atom.kind);
+    throw new UnboundError(
+      `cannot evaluate ${what} over an unbounded value of ${tick(name)} ${ruleContext(scope.clause)}`,
+    );
+  }
+  let firstError: RetriableError | null = null;
+  for (const { atom, index } of ranked) {
+    let results: State[];
+    try {
+      results = planAtom(planner, scope, state, atom);
+    } catch (error) {
+      const retriable = atom.kind === "call" || atom.kind === "or" || atom.kind === "and";
+      if (!(error instanceof RetriableError) || !retriable) throw error;
+      firstError ??= error;
+      continue;
+    }
+    const rest = atoms.filter((_, i) => i !== index);
+    return results.flatMap((next) => planConjunction(planner, scope, next, rest));
+  }
+  throw firstError!;
+}
+
+// ---------------------------------------------------------------- atoms
+
+export function resolveTerm(planner: Planner, state: State, term: AstTerm): Resolved {
+  switch (term.kind) {
+    case "variable": {
+      const name = variableName(planner, term);
+      const bound = slotOf(state, name).term;
+      return bound ? { kind: "term", term: bound } : { kind: "variable", name };
+    }
+    case "current_time":
+      return { kind: "term", term: { kind: "time" } };
+    default:
+      return { kind: "term", term: literal(termValue(term)!) };
+  }
+}
+
+function planAtom(planner: Planner, scope: Scope, state: State, atom: Expr): State[] {
+  const program = planner.program;
+  switch (atom.kind) {
+    case "bool":
+      return atom.value ? [state] : [];
+    case "matches": {
+      const name = variableName(planner, atom.variable);
+      const next = constrainVariable(program, state, name, {
+        exact: null,
+        requires: [atom.type.name],
+      });
+      return next ? [next] : [];
+    }
+    case "compare":
+      return planCompare(planner, state, atom);
+    case "in":
+      return planIn(planner, state, atom);
+    case "not":
+      return planNot(planner, scope, state, atom);
+    case "or":
+      return atom.operands.flatMap((operand) => planExpr(planner, scope, state, operand));
+    case "and":
+      return planConjunction(planner, scope, state, atom.operands.flatMap(flattenAnd));
+    case "call":
+      return planCallAtom(planner, scope, state, atom);
+    default: {
+      const _never: never = atom;
+      return _never;
+    }
+  }
+}
+
+function planCallAtom(planner: Planner, scope: Scope, state: State, call: Call): State[] {
+  const args = call.args.map((arg) => resolveTerm(planner, state, arg));
+  // Arguments nobody reads again (`_`, names used once) may hold values of any type. Question
+  // variables are always read (they are the answer).
+  const unused = new Set<number>();
+  call.args.forEach((arg, i) => {
+    if (scope.clause && arg.kind === "variable" && args[i]!.kind === "variable") {
+      if (arg.name === "_" || (scope.occurrences.get(arg.name) ?? 0) <= 1) unused.add(i);
+    }
+  });
+  try {
+    return planCall(planner, state, call.name.name, args, unused);
+  } catch (error) {
+    if (!(error instanceof TypeNeededError)) throw error;
+    const arg = call.args[error.position];
+    const name = arg?.kind === "variable" ? arg.name : "_";
+    throw new InferenceError(name, scope.clause);
+  }
+}
+
+/** `left = right` between resolved terms: binds, unifies or compares. */
+export function unifyResolved(
+  planner: Planner,
+  state: State,
+  left: Resolved,
+  right: Resolved,
+): State | null {
+  const program = planner.program;
+  if (left.kind === "variable" && right.kind === "variable") {
+    return unifyVariables(program, state, left.name, right.name);
+  }
+  if (left.kind === "variable")
+    return bindVariable(program, state, left.name, (right as { term: Term }).term);
+  if (right.kind === "variable") return bindVariable(program, state, right.name, left.term);
+  return equateTerms(state, left.term, right.term);
+}
+
+function planCompare(planner: Planner, state: State, atom: Compare): State[] {
+  const left = resolveTerm(planner, state, atom.left);
+  const right = resolveTerm(planner, state, atom.right);
+  if (atom.op === "=") {
+    const next = unifyResolved(planner, state, left, right);
+    return next ? [next] : [];
+  }
+  // Scheduling guarantees both sides are bound here.
+  const a = (left as { term: Term }).term;
+  const b = (right as { term: Term }).term;
+  const decided = decideStatically(atom.op, a, b);
+  if (decided !== null) return decided ? [state] : [];
+  return [addConditions(state, [{ kind: "compare", op: atom.op, left: a, right: b }])];
+}
+
+/** A comparison known without data (literals, type clashes), or null. */
+function decideStatically(op: Compare["op"], a: Term, b: Term): boolean | null {
+  const typeA = termType(a);
+  const typeB = termType(b);
+  if (op === "!=") {
+    if (typeA !== typeB) return true;
+    if (termsEqual(a, b)) return false;
+  } else if (op !== "=" && (typeA !== typeB || (typeA !== "Integer" && typeA !== "String"))) {
+    return false;
+  }
+  if (a.kind === "literal" && b.kind === "literal") return compareValues(op, a.value, b.value);
+  return null;
+}
+
+function planIn(planner: Planner, state: State, atom: In): State[] {
+  const element = resolveTerm(planner, state, atom.element);
+  const items = atom.list.map((item) => resolveTerm(planner, state, item));
+  if (element.kind === "term" && items.every((item) => item.kind === "term")) {
+    const type = termType(element.term);
+    const values = items
+      .map((item) => (item as { term: Term }).term)
+      .filter((value) => termType(value) === type);
+    if (values.length === 0) return [];
+    if (element.term.kind === "literal" && values.every((value) => value.kind === "literal")) {
+      return values.some((value) => termsEqual(value, element.term)) ? [state] : [];
+    }
+    return [addConditions(state, [{ kind: "in", term: element.term, values }])];
+  }
+  return items.flatMap((item) => {
+    const next = unifyResolved(planner, state, element, item);
+    return next ? [next] : [];
+  });
+}
+
+function planNot(planner: Planner, scope: Scope, state: State, atom: Not): State[] {
+  const inner: State = { ...state, sources: [], conditions: [] };
+  const states = planExpr(planner, scope, inner, atom.operand);
+  if (states.length === 0) return [state];
+  if (states.some((s) => s.sources.length === 0 && s.conditions.length === 0)) return [];
+  const branches: Branch[] = states.map((s) => ({
+    sources: s.sources,
+    conditions: s.conditions,
+    outputs: [],
+  }));
+  return [addConditions(state, [{ kind: "not_exists", branches }])];
+}
+
+// ---------------------------------------------------------------- variables of `not`
+
+/**
+ * Occurrence counts of the clause's variables, and for each `not E`: the variables of `E`
+ * that also occur outside it (head included). They must be bound before `E` is planned; the
+ * others are local to `E`.
+ */
+function analyseVariables(
+  clause: Clause | null,
+  body: Expr,
+): { outerOfNot: Map<Not, Set<string>>; occurrences: Map<string, number> } {
+  const total = new Map<string, number>();
+  const count = (name: string, into: Map<string, number>) => {
+    if (name !== "_") into.set(name, (into.get(name) ?? 0) + 1);
+  };
+  for (const param of clause?.params ?? []) {
+    if (param.kind === "typed") count(param.variable.name, total);
+    else if (param.kind === "variable") count(param.name, total);
+  }
+  const nots: Not[] = [];
+  walkVariables(body, (name) => count(name, total), nots);
+  const result = new Map<Not, Set<string>>();
+  for (const not of nots) {
+    const inside = new Map<string, number>();
+    walkVariables(not.operand, (name) => count(name, inside), []);
+    const outer = new Set<string>();
+    for (const [name, n] of inside) if ((total.get(name) ?? 0) > n) outer.add(name);
+    result.set(not, outer);
+  }
+  return { outerOfNot: result, occurrences: total };
+}
+
+function walkVariables(expr: Expr, visit: (name: string) => void, nots: Not[]): void {
+  const term = (t: AstTerm) => {
+    if (t.kind === "variable") visit(t.name);
+  };
+  switch (expr.kind) {
+    case "or":
+    case "and":
+      for (const operand of expr.operands) walkVariables(operand, visit, nots);
+      return;
+    case "not":
+      nots.push(expr);
+      walkVariables(expr.operand, visit, nots);
+      return;
+    case "call":
+      expr.args.forEach(term);
+      return;
+    case "compare":
+      term(expr.left);
+      term(expr.right);
+      return;
+    case "in":
+      term(expr.element);
+      expr.list.forEach(term);
+      return;
+    case "matches":
+      visit(expr.variable.name);
+      return;
+    case "bool":
+      return;
+    default: {
+      const _never: never = expr;
+      throw new Error(`unexpected expression ${String(_never)}`);
+    }
+  }
+}

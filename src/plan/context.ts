@@ -1,0 +1,163 @@
+/**
+ * The planner's working context for one (program, data bindings) pair. Instance plans are
+ * memoized here and reused by every question planned with the same context.
+ */
+import type { Binding, DataBindings } from "../bindings/types.js";
+import { stronglyConnectedComponents } from "../check/graph.js";
+import type { PredicateKey, Program } from "../check/program.js";
+import type { Value } from "../core/value.js";
+import type { PlanError } from "./errors.js";
+import type { Branch, TypeConstraint } from "./ir.js";
+import { constraintKey } from "./types.js";
+
+/** How a predicate instance's argument is given by its caller. */
+export type Adornment =
+  /** A value known when planning: a policy literal or a single primitive of the question. */
+  | { readonly kind: "literal"; readonly value: Value }
+  /** A term of this concrete type, supplied by the caller (an `input` term in the plan). */
+  | { readonly kind: "bound"; readonly type: string }
+  /**
+   * Unbound: the instance produces the values. `unused` when the caller never reads the
+   * argument again (`_`): its facts may then have any type.
+   */
+  | { readonly kind: "free"; readonly constraint: TypeConstraint; readonly unused?: boolean };
+
+export type InstancePlan =
+  /** A union of branches; `input` terms stand for the bound arguments. */
+  | { readonly kind: "flat"; readonly branches: readonly Branch[] }
+  /**
+   * A recursive instance: `exits` do not call it, each of `steps` reads it once through a
+   * `recref` source. Callers get a `reccall` source, expanded into a CTE at the end.
+   */
+  | {
+      readonly kind: "recursive";
+      readonly key: string;
+      readonly name: string;
+      readonly adornment: readonly Adornment[];
+      readonly exits: readonly Branch[];
+      readonly steps: readonly Branch[];
+    }
+  /** The instance is being planned further up the stack: a recursive reference. */
+  | { readonly kind: "self"; readonly key: string };
+
+interface Frame {
+  readonly key: string;
+  readonly name: string;
+  readonly adornment: readonly Adornment[];
+  readonly index: number;
+  lowlink: number;
+}
+
+export interface Planner {
+  readonly program: Program;
+  readonly bindings: DataBindings;
+  /** Predicates that take part in a recursive component of the dependency graph. */
+  readonly recursive: ReadonlySet<PredicateKey>;
+  /** The recursive component of each such predicate. */
+  readonly componentOf: ReadonlyMap<PredicateKey, number>;
+  readonly bindingsByPredicate: ReadonlyMap<string, readonly number[]>;
+  readonly memo: Map<string, InstancePlan | PlanError>;
+  readonly stack: Frame[];
+  /** Name and adornment of every instance key seen, to plan one again by its key. */
+  readonly instances: Map<
+    string,
+    { readonly name: string; readonly adornment: readonly Adornment[] }
+  >;
+  /** Roots being planned again after one of their members was planned first. */
+  readonly rerooting: Set<string>;
+  readonly counters: { alias: number; variable: number; frame: number };
+}
+
+/**
+ * A planner for a program and its data bindings.
+ *
+ *   const planner = createPlanner(program, parseDataBindings(yaml));
+ */
+export function createPlanner(program: Program, bindings: DataBindings): Planner {
+  const recursive = new Set<PredicateKey>();
+  const componentOf = new Map<PredicateKey, number>();
+  stronglyConnectedComponents(program).forEach((component, index) => {
+    if (!component.recursive) return;
+    for (const key of component.predicates) {
+      recursive.add(key);
+      componentOf.set(key, index);
+    }
+  });
+  const bindingsByPredicate = new Map<string, number[]>();
+  bindings.bindings.forEach((binding: Binding, index) => {
+    const key = `${binding.predicate}/${binding.slots.length}`;
+    const list = bindingsByPredicate.get(key) ?? [];
+    list.push(index);
+    bindingsByPredicate.set(key, list);
+  });
+  return {
+    program,
+    bindings,
+    recursive,
+    componentOf,
+    bindingsByPredicate,
+    memo: new Map(),
+    stack: [],
+    instances: new Map(),
+    rerooting: new Set(),
+    counters: { alias: 0, variable: 0, frame: 0 },
+  };
+}
+
+export function freshAlias(planner: Planner): string {
+  return `t${planner.counters.alias++}`;
+}
+
+/** A variable name no policy can write (`_` and generated variables). */
+export function freshVariable(planner: Planner): string {
+  return `%${planner.counters.variable++}`;
+}
+
+export function adornmentKey(adornment: Adornment): string {
+  switch (adornment.kind) {
+    case "literal":
+      return `L${adornment.value.type}:${JSON.stringify(adornment.value.id)}`;
+    case "bound":
+      return `B${adornment.type}`;
+    case "free":
+      return `${adornment.unused ? "U" : "F"}${constraintKey(adornment.constraint)}`;
+    default: {
+      const _never: never = adornment;
+      return _never;
+    }
+  }
+}
+
+export function instanceKey(name: string, adornment: readonly Adornment[]): string {
+  return `${name}(${adornment.map(adornmentKey).join(",")})`;
+}
+
+// ---------------------------------------------------------------- Tarjan frames
+
+export function pushFrame(
+  planner: Planner,
+  key: string,
+  name: string,
+  adornment: readonly Adornment[],
+): Frame {
+  const index = planner.counters.frame++;
+  const frame: Frame = { key, name, adornment, index, lowlink: index };
+  planner.instances.set(key, { name, adornment });
+  planner.stack.push(frame);
+  return frame;
+}
+
+/** The instance whose clauses are being planned, if any. */
+export function currentFrame(planner: Planner): Frame | undefined {
+  return planner.stack[planner.stack.length - 1];
+}
+
+export function frameOf(planner: Planner, key: string): Frame | undefined {
+  return planner.stack.find((frame) => frame.key === key);
+}
+
+/** Records that the instance being planned reaches `lowlink` (Tarjan's algorithm). */
+export function lowerCurrent(planner: Planner, lowlink: number): void {
+  const top = planner.stack[planner.stack.length - 1];
+  if (top && lowlink < top.lowlink) top.lowlink = lowlink;
+}

@@ -1,0 +1,149 @@
+/**
+ * Merges branches that differ only in the literal one condition compares with
+ * (`f2.arg1 = 'member'` and `f2.arg1 = 'admin'`) into one branch with `IN ('member', 'admin')`.
+ * Role hierarchies produce many such branches; one index probe serves them all.
+ */
+import type { Branch, Condition, LiteralTerm, Term } from "./ir.js";
+import { branchAliases, mapBranch } from "./rewrite.js";
+
+interface Slot {
+  readonly subject: Term;
+  readonly values: readonly LiteralTerm[];
+}
+
+/** The subject and literals of `x = lit`, `lit = x` or `x IN (lits)`, else null. */
+function literalSlot(condition: Condition): Slot | null {
+  if (condition.kind === "compare" && condition.op === "=") {
+    if (condition.right.kind === "literal" && condition.left.kind !== "literal") {
+      return { subject: condition.left, values: [condition.right] };
+    }
+    if (condition.left.kind === "literal" && condition.right.kind !== "literal") {
+      return { subject: condition.right, values: [condition.left] };
+    }
+  }
+  if (condition.kind === "in" && condition.values.every((v) => v.kind === "literal")) {
+    return { subject: condition.term, values: condition.values as LiteralTerm[] };
+  }
+  return null;
+}
+
+interface Keyed {
+  readonly branch: Branch;
+  readonly sources: string;
+  readonly conditions: readonly string[];
+  readonly outputs: string;
+}
+
+function keyed(branch: Branch): Keyed {
+  return {
+    branch,
+    sources: JSON.stringify(branch.sources),
+    conditions: branch.conditions.map((c) => JSON.stringify(c)),
+    outputs: JSON.stringify(branch.outputs),
+  };
+}
+
+/** The branch's identity with condition `index` reduced to its subject. */
+function keyWithout(entry: Keyed, index: number, subject: Term): string {
+  const conditions = entry.conditions.map((c, i) =>
+    i === index ? `slot:${JSON.stringify(subject)}` : c,
+  );
+  return `${entry.sources}|${conditions.join(",")}|${entry.outputs}`;
+}
+
+function sameValue(a: LiteralTerm, b: LiteralTerm): boolean {
+  return a.value.type === b.value.type && a.value.id === b.value.id;
+}
+
+/** One pass over every condition position, merging each group that differs only there. */
+function mergePass(entries: readonly Keyed[]): Keyed[] | null {
+  let changed = false;
+  let current = [...entries];
+  const width = Math.max(0, ...current.map((e) => e.conditions.length));
+  for (let c = 0; c < width; c++) {
+    const groups = new Map<string, number[]>();
+    current.forEach((entry, i) => {
+      const condition = entry.branch.conditions[c];
+      const slot = condition && literalSlot(condition);
+      if (!slot) return;
+      const key = keyWithout(entry, c, slot.subject);
+      const group = groups.get(key);
+      if (group) group.push(i);
+      else groups.set(key, [i]);
+    });
+    const dropped = new Set<number>();
+    const replaced = new Map<number, Keyed>();
+    for (const group of groups.values()) {
+      if (group.length < 2) continue;
+      changed = true;
+      const first = current[group[0]!]!;
+      const subject = literalSlot(first.branch.conditions[c]!)!.subject;
+      const values: LiteralTerm[] = [];
+      for (const i of group) {
+        for (const value of literalSlot(current[i]!.branch.conditions[c]!)!.values) {
+          if (!values.some((v) => sameValue(v, value))) values.push(value);
+        }
+        if (i !== group[0]) dropped.add(i);
+      }
+      const merged: Condition =
+        values.length === 1
+          ? { kind: "compare", op: "=", left: subject, right: values[0]! }
+          : { kind: "in", term: subject, values };
+      const conditions = first.branch.conditions.map((cond, k) => (k === c ? merged : cond));
+      replaced.set(group[0]!, keyed({ ...first.branch, conditions }));
+    }
+    if (dropped.size > 0) {
+      current = current.flatMap((entry, i) => (dropped.has(i) ? [] : [replaced.get(i) ?? entry]));
+    }
+  }
+  return changed ? current : null;
+}
+
+/**
+ * The branches with literal-only differences merged (order kept, first occurrence wins).
+ *
+ *   mergeBranches([b("f2.arg1 = 'member'"), b("f2.arg1 = 'admin'")]) // [b("f2.arg1 IN (…)")]
+ */
+export function mergeBranches(branches: readonly Branch[]): Branch[] {
+  let current = branches.map((branch) => keyed(mergeNested(branch)));
+  for (let merged = mergePass(current); merged; merged = mergePass(current)) current = merged;
+  return current.map((entry) => entry.branch);
+}
+
+function mergeNested(branch: Branch): Branch {
+  if (!branch.conditions.some((c) => c.kind === "not_exists")) return branch;
+  return {
+    ...branch,
+    conditions: branch.conditions.map((c) =>
+      c.kind === "not_exists" ? { ...c, branches: mergeBranches(c.branches) } : c,
+    ),
+  };
+}
+
+/** Aliases `<prefix>0, <prefix>1, …` in order of appearance within the branch. */
+export function canonicalAliases(branch: Branch, prefix: string): Branch {
+  const names = new Map<string, string>();
+  for (const alias of branchAliases(branch)) {
+    if (!names.has(alias)) names.set(alias, `${prefix}${names.size}`);
+  }
+  return mapBranch(branch, { alias: (a) => names.get(a) ?? a, term: (t) => t });
+}
+
+/**
+ * Canonical aliases, duplicates removed (different derivations often give the same join),
+ * literal-only differences merged.
+ *
+ *   simplifyBranches(branches, "f") // stable names f0, f1, … in each branch
+ */
+export function simplifyBranches(branches: readonly Branch[], prefix: string): Branch[] {
+  const seen = new Set<string>();
+  const distinct: Branch[] = [];
+  for (const branch of branches) {
+    const canonical = canonicalAliases(branch, prefix);
+    const key = JSON.stringify(canonical);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    distinct.push(canonical);
+  }
+  return mergeBranches(distinct);
+}

@@ -1,0 +1,248 @@
+/**
+ * The local-authorization library functions: request validation, the statement shapes of
+ * api-and-local-sql §5.2 (executed), name collisions with the caller's SQL, and composing the
+ * statements into a caller's own Kysely query.
+ */
+import { sql } from "kysely";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  actionsQuery,
+  authorizeQuery,
+  authorizeQueryExpression,
+  compiledQuery,
+  evaluateQueryLocal,
+  LocalQueryError,
+  listQuery,
+  listQueryExpression,
+} from "../src/api/local.js";
+import { authorizeQueryRequestSchema, listQueryRequestSchema } from "../src/api/schemas.js";
+import { DataBindingsError } from "../src/bindings/parse.js";
+import { postgres } from "../src/sql/kysely.js";
+import { checked } from "./local-support.js";
+import { type TestDatabase, testEngines } from "./support/databases.js";
+
+const program = checked(`actor User {}
+resource Doc {
+  roles = ["viewer", "owner"];
+  permissions = ["read", "delete"];
+  "viewer" if "owner";
+  "read" if "viewer";
+  "delete" if "owner";
+}
+has_permission(user: User, "read", doc: Doc) if is_public(doc) and is_member(user);`);
+
+const bindings = `facts:
+  has_role(User:_, String:_, Doc:_):
+    query: SELECT user_id, role, doc_id FROM doc_roles
+  is_public(Doc:_):
+    query: SELECT id FROM docs WHERE public
+sql_types:
+  Doc: integer
+  User: integer
+`;
+
+const schema = `
+CREATE TABLE docs (id integer PRIMARY KEY, public boolean);
+CREATE TABLE doc_roles (user_id integer, role text, doc_id integer);
+INSERT INTO docs VALUES (1, false), (2, true), (3, false);
+INSERT INTO doc_roles VALUES (7, 'owner', 1), (8, 'viewer', 3);
+`;
+
+function authorizeBody(actor: string, action: string, doc: string, context: unknown[] = []) {
+  return {
+    query: {
+      actor_type: "User",
+      actor_id: actor,
+      action,
+      resource_type: "Doc",
+      resource_id: doc,
+      context_facts: context,
+    },
+    data_bindings: bindings,
+  };
+}
+
+function listBody(actor: string, action: string, column = "docs.id") {
+  return {
+    query: { actor_type: "User", actor_id: actor, action, resource_type: "Doc" },
+    column,
+    data_bindings: bindings,
+  };
+}
+
+describe("requests", () => {
+  it("rejects a body that does not match the schema", () => {
+    expect(() =>
+      authorizeQuery(program, { query: { actor_type: "User" }, data_bindings: "" }),
+    ).toThrow(LocalQueryError);
+    expect(() =>
+      authorizeQuery(program, { query: { actor_type: "User" }, data_bindings: "" }),
+    ).toThrow(/^invalid request: `query\.actor_id`: /);
+    expect(authorizeQueryRequestSchema.safeParse(authorizeBody("7", "read", "1")).success).toBe(
+      true,
+    );
+  });
+
+  it("accepts list bodies with or without page fields", () => {
+    const body = listBody("7", "read");
+    expect(listQueryRequestSchema.safeParse(body).success).toBe(true);
+    const paged = { ...body, query: { ...body.query, page_size: 10000, page_token: "x" } };
+    expect(listQuery(program, paged).sql).toBe(listQuery(program, body).sql);
+  });
+
+  it("reports invalid data bindings", () => {
+    expect(() =>
+      authorizeQuery(program, { ...authorizeBody("7", "read", "1"), data_bindings: "fact: {}" }),
+    ).toThrow(DataBindingsError);
+  });
+
+  it("checks context facts against the fact signatures", () => {
+    const bad = [{ predicate: "is_public", args: [{ type: "User", id: "7" }] }];
+    expect(() => authorizeQuery(program, authorizeBody("7", "read", "1", bad))).toThrow(
+      "context fact: argument 1 of `is_public` must be `Doc`, got `User`",
+    );
+  });
+
+  it("rejects abstract query variables, missing constraints and unknown predicates", () => {
+    const query = (constraints: Record<string, unknown>, predicate = "allow") => ({
+      query: { predicate: [predicate, ["u", "a", "d"]], calls: [], constraints },
+      data_bindings: bindings,
+      mode: { mode: "select", query_vars_to_output_column_names: {} },
+    });
+    const ok = {
+      u: { type: "User", ids: ["7"] },
+      a: { type: "String", ids: null },
+      d: { type: "Doc", ids: null },
+    };
+    expect(() =>
+      evaluateQueryLocal(program, query({ ...ok, u: { type: "Actor", ids: null } })),
+    ).toThrow("query variables need a concrete type, not `Actor`");
+    expect(() => evaluateQueryLocal(program, query({ u: ok.u, a: ok.a }))).toThrow(
+      "variable `d` has no constraint",
+    );
+    expect(() => evaluateQueryLocal(program, query(ok, "allowed"))).toThrow(
+      "unknown predicate `allowed/3`",
+    );
+  });
+
+  it("never emits placeholders or a trailing semicolon", () => {
+    const { sql, parameters } = compiledQuery(
+      authorizeQueryExpression(program, authorizeBody("7", "read", "1")),
+    );
+    expect(parameters).toEqual([]);
+    expect(sql).not.toMatch(/\$\d|;\s*$/);
+  });
+});
+
+describe.each(testEngines())("$name", (engine) => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await engine.db();
+    await db.exec(`DROP TABLE IF EXISTS docs, doc_roles; ${schema}`);
+  });
+
+  it("authorize_query: one row, boolean `allowed`, usable as a derived table", async () => {
+    for (const [actor, action, doc, expected] of [
+      ["7", "delete", "1", true],
+      ["8", "delete", "3", false],
+      ["8", "read", "3", true],
+      ["8", "read", "x", false],
+    ] as const) {
+      const { sql } = authorizeQuery(program, authorizeBody(actor, action, doc));
+      expect(await db.query(sql)).toEqual([{ allowed: expected }]);
+      expect(await db.query(`SELECT x.allowed FROM (${sql}) AS x`)).toEqual([
+        { allowed: expected },
+      ]);
+    }
+  });
+
+  it("authorize_query: folds to a constant when central data decides", async () => {
+    const member = [{ predicate: "is_member", args: [{ type: "User", id: "9" }] }];
+    const { sql } = authorizeQuery(program, authorizeBody("9", "read", "2", member));
+    expect(await db.query(sql)).toEqual([{ allowed: true }]);
+    expect(authorizeQuery(program, authorizeBody("9", "fly", "2")).sql).toBe(
+      "SELECT false AS allowed",
+    );
+  });
+
+  it("actions_query: one row per action, column `actions`, empty when none", async () => {
+    const rows = await db.query(
+      actionsQuery(program, {
+        ...authorizeBody("7", "", "1"),
+        query: { actor_type: "User", actor_id: "7", resource_type: "Doc", resource_id: "1" },
+      }).sql,
+    );
+    expect(rows.map((r) => r.actions).sort()).toEqual(["delete", "read"]);
+    const none = actionsQuery(program, {
+      data_bindings: bindings,
+      query: { actor_type: "Robot", actor_id: "1", resource_type: "Doc", resource_id: "1" },
+    }).sql;
+    expect(none).toBe("SELECT CAST(NULL AS text) AS actions WHERE false");
+    expect(await db.query(none)).toEqual([]);
+  });
+
+  it("list_query: a fragment that combines with the caller's conditions", async () => {
+    const { sql } = listQuery(program, listBody("7", "read"));
+    expect(sql.startsWith("docs.id IN (")).toBe(true);
+    expect(await db.query(`SELECT id FROM docs WHERE ${sql} AND id > 0 ORDER BY id`)).toEqual([
+      { id: 1 },
+    ]);
+    const nothing = listQuery(program, listBody("7", "fly")).sql;
+    expect(nothing).toBe("docs.id IN (SELECT docs.id WHERE false)");
+    expect(await db.query(`SELECT id FROM docs WHERE ${nothing}`)).toEqual([]);
+  });
+
+  it("list_query: keeps our aliases apart from the caller's column text", async () => {
+    const { sql } = listQuery(program, listBody("7", "read", "f0.id"));
+    expect(sql).toContain("polar_f");
+    const rows = await db.query(`SELECT f0.id FROM docs AS f0 WHERE ${sql} ORDER BY f0.id`);
+    expect(rows).toEqual([{ id: 1 }]);
+  });
+
+  it("renames its CTEs when a binding query mentions one of their names", async () => {
+    const clash = bindings.replace("FROM doc_roles", "FROM doc_roles AS polar_c0");
+    const { sql } = authorizeQuery(program, {
+      ...authorizeBody("7", "delete", "1"),
+      data_bindings: clash,
+    });
+    expect(sql).toContain("polar1_c0");
+    expect(await db.query(sql)).toEqual([{ allowed: true }]);
+  });
+
+  it("select mode: quoted column names; an empty map asks whether any solution exists", async () => {
+    const body = (names: Record<string, string>) => ({
+      query: {
+        predicate: ["allow", ["u", "a", "d"]],
+        calls: [],
+        constraints: {
+          u: { type: "User", ids: ["8"] },
+          a: { type: "String", ids: null },
+          d: { type: "Doc", ids: null },
+        },
+      },
+      data_bindings: bindings,
+      mode: { mode: "select", query_vars_to_output_column_names: names },
+    });
+    const rows = await db.query(
+      evaluateQueryLocal(program, body({ d: "Doc Id", a: "action" })).sql,
+    );
+    expect(rows).toEqual([{ "Doc Id": 3, action: "read" }]);
+    expect(await db.query(evaluateQueryLocal(program, body({})).sql)).toEqual([{ result: true }]);
+  });
+
+  it("composes into a caller's Kysely query", async () => {
+    // A whole statement becomes a derived table inside parentheses.
+    const allowed = sql`(${authorizeQueryExpression(program, authorizeBody("7", "delete", "1"))})`;
+    const fragment = listQueryExpression(program, listBody("8", "read"));
+    const composed = postgres
+      .selectFrom("docs")
+      .select(["id"])
+      .where(fragment as never)
+      .where(sql<boolean>`EXISTS (SELECT 1 FROM ${allowed} AS a WHERE a.allowed)`)
+      .orderBy("id")
+      .compile();
+    expect(composed.parameters).toEqual([]);
+    const rows = await db.query(composed.sql);
+    expect(rows).toEqual([{ id: 3 }]);
+  });
+});

@@ -1,0 +1,422 @@
+/**
+ * Policy families for the differential tests: each with its bound signatures, id domain and a
+ * generator of random facts (with where each fact is stored).
+ */
+import fc from "fast-check";
+import type { GroundFact, Value } from "../src/core/value.js";
+import type { Destination, Family, RoutedFact } from "./local-support.js";
+
+const v = (type: string, id: string): Value => ({ type, id });
+const s = (id: string): Value => ({ type: "String", id });
+
+/** Every fact `predicate(a, b, …)` with arguments drawn from the lists. */
+export function factSpace(
+  predicate: string,
+  ...lists: readonly (readonly Value[])[]
+): GroundFact[] {
+  let tuples: Value[][] = [[]];
+  for (const list of lists) tuples = tuples.flatMap((t) => list.map((value) => [...t, value]));
+  return tuples.map((args) => ({ predicate, args }));
+}
+
+const ids = (type: string, values: readonly string[]) => values.map((id) => v(type, id));
+
+/** Random subsets of the fact space, each fact stored locally, centrally or as context. */
+export function routedFacts(
+  space: readonly GroundFact[],
+  destinations: readonly Destination[],
+  maxLength = 14,
+): fc.Arbitrary<RoutedFact[]> {
+  return fc.array(
+    fc.record({ fact: fc.constantFrom(...space), to: fc.constantFrom(...destinations) }),
+    { maxLength },
+  );
+}
+
+// ---------------------------------------------------------------- 12.1 RBAC
+
+export const rbac: Family = {
+  name: "rbac",
+  policy: `actor User {}
+resource Workspace {
+  roles = ["viewer", "editor", "owner"];
+  permissions = ["read", "write", "invite"];
+  "viewer" if "editor";
+  "editor" if "owner";
+  "read" if "viewer";
+  "write" if "editor";
+  "invite" if "owner";
+}`,
+  bindings: ["has_role(User:_, String:_, Workspace:_)"],
+  sqlTypes: { User: "integer", Workspace: "bigint" },
+  domain: { User: ["1", "2", "3"], Workspace: ["10", "11"] },
+  actors: ids("User", ["1", "2", "3"]),
+  actions: ["read", "write", "invite", "delete"],
+  resourceTypes: ["Workspace"],
+};
+
+export const rbacSpace = [
+  ...factSpace(
+    "has_role",
+    ids("User", ["1", "2", "3"]),
+    ["viewer", "editor", "owner", "stranger"].map(s),
+    ids("Workspace", ["10", "11"]),
+  ),
+  // stored permissions and allow facts: always central (nothing binds them)
+  ...factSpace(
+    "has_permission",
+    ids("User", ["1", "2"]),
+    [s("invite"), s("delete")],
+    ids("Workspace", ["10"]),
+  ),
+  ...factSpace("allow", ids("User", ["3"]), [s("read"), s("delete")], ids("Workspace", ["11"])),
+];
+
+// ---------------------------------------------------------------- 12.2 nested relations
+
+export const nested: Family = {
+  name: "nested",
+  policy: `actor User {}
+resource Workspace { roles = ["member", "admin"]; "member" if "admin"; }
+resource Project {
+  roles = ["contributor", "maintainer"];
+  permissions = ["view", "edit"];
+  relations = { workspace: Workspace };
+  "contributor" if "member" on "workspace";
+  "maintainer" if "admin" on "workspace";
+  "contributor" if "maintainer";
+  "view" if "contributor";
+  "edit" if "maintainer";
+}
+resource Ticket {
+  permissions = ["view", "comment", "close"];
+  relations = { project: Project, reporter: User };
+  "view" if "view" on "project";
+  "comment" if "view";
+  "close" if "edit" on "project" or "reporter";
+}`,
+  bindings: [
+    "has_role(User:_, String:_, Workspace:_)",
+    "has_relation(Project:_, String:workspace, Workspace:_)",
+    "has_relation(Ticket:_, project, Project:_)",
+    "has_relation(Ticket:_, reporter, User:_)",
+  ],
+  sqlTypes: { User: "integer", Workspace: "integer", Project: "integer", Ticket: "bigint" },
+  domain: {
+    User: ["1", "2"],
+    Workspace: ["10", "11"],
+    Project: ["100", "101"],
+    Ticket: ["1000", "1001"],
+  },
+  actors: ids("User", ["1", "2"]),
+  actions: ["view", "comment", "close", "edit"],
+  resourceTypes: ["Ticket", "Project"],
+};
+
+export const nestedSpace = [
+  ...factSpace(
+    "has_role",
+    ids("User", ["1", "2"]),
+    [s("member"), s("admin")],
+    ids("Workspace", ["10", "11"]),
+  ),
+  ...factSpace(
+    "has_role",
+    ids("User", ["1", "2"]),
+    [s("maintainer"), s("contributor")],
+    ids("Project", ["100", "101"]),
+  ),
+  ...factSpace(
+    "has_relation",
+    ids("Project", ["100", "101"]),
+    [s("workspace")],
+    ids("Workspace", ["10", "11"]),
+  ),
+  ...factSpace(
+    "has_relation",
+    ids("Ticket", ["1000", "1001"]),
+    [s("project")],
+    ids("Project", ["100", "101"]),
+  ),
+  ...factSpace(
+    "has_relation",
+    ids("Ticket", ["1000", "1001"]),
+    [s("reporter")],
+    ids("User", ["1", "2"]),
+  ),
+];
+
+// ---------------------------------------------------------------- 12.3 recursive folders
+
+export const folders: Family = {
+  name: "folders",
+  policy: `actor User {}
+resource Folder {
+  roles = ["reader", "writer"];
+  permissions = ["list", "upload"];
+  relations = { parent: Folder };
+  role if role on "parent";
+  "reader" if "writer";
+  "list" if "reader";
+  "upload" if "writer";
+}
+resource Document {
+  permissions = ["open", "edit"];
+  relations = { folder: Folder };
+  "open" if "list" on "folder";
+  "edit" if "upload" on "folder";
+}`,
+  bindings: [
+    "has_relation(Folder:_, parent, Folder:_)",
+    "has_relation(Document:_, folder, Folder:_)",
+    "has_role(User:_, String:_, Folder:_)",
+  ],
+  sqlTypes: { User: "text", Folder: "integer", Document: "text" },
+  domain: { User: ["ada", "bo"], Folder: ["1", "2", "3", "4"], Document: ["a.md", "b.md"] },
+  actors: ids("User", ["ada", "bo"]),
+  actions: ["list", "upload", "open", "edit"],
+  resourceTypes: ["Folder", "Document"],
+};
+
+export const foldersSpace = [
+  ...factSpace(
+    "has_relation",
+    ids("Folder", ["1", "2", "3", "4"]),
+    [s("parent")],
+    ids("Folder", ["1", "2", "3", "4"]),
+  ),
+  ...factSpace(
+    "has_relation",
+    ids("Document", ["a.md", "b.md"]),
+    [s("folder")],
+    ids("Folder", ["1", "2", "3", "4"]),
+  ),
+  ...factSpace(
+    "has_role",
+    ids("User", ["ada", "bo"]),
+    [s("reader"), s("writer")],
+    ids("Folder", ["1", "2", "3", "4"]),
+  ),
+];
+
+// ---------------------------------------------------------------- 12.4 global roles
+
+export const globalRoles: Family = {
+  name: "globalroles",
+  policy: `actor User {}
+global {
+  roles = ["support", "superuser"];
+  permissions = ["view_audit_log"];
+  "support" if "superuser";
+  "view_audit_log" if "support";
+}
+resource Team {
+  roles = ["member", "lead"];
+  permissions = ["view", "manage"];
+  "member" if "lead";
+  "view" if "member" or global "support";
+  "manage" if "lead" or global "superuser";
+}`,
+  bindings: ["has_role(User:_, String:_)", "has_role(User:_, String:_, Team:_)"],
+  sqlTypes: { Team: "text" },
+  domain: { User: ["ada", "bo", "cy"], Team: ["core", "web"] },
+  actors: ids("User", ["ada", "bo", "cy"]),
+  actions: ["view", "manage"],
+  resourceTypes: ["Team"],
+};
+
+export const globalSpace = [
+  ...factSpace("has_role", ids("User", ["ada", "bo", "cy"]), [s("support"), s("superuser")]),
+  ...factSpace(
+    "has_role",
+    ids("User", ["ada", "bo", "cy"]),
+    [s("member"), s("lead")],
+    ids("Team", ["core", "web"]),
+  ),
+];
+
+// ---------------------------------------------------------------- 12.5 attributes and not
+
+export const attributes: Family = {
+  name: "attributes",
+  policy: `actor User {}
+resource Project { roles = ["member"]; }
+resource Ticket {
+  permissions = ["view", "edit"];
+  relations = { project: Project };
+  "view" if "member" on "project" and not is_confidential(resource);
+  "view" if is_public(resource, true);
+  "edit" if "view" and not has_status(resource, "closed");
+}
+
+has_permission(user: User, "view", ticket: Ticket) if
+  is_confidential(ticket) and has_clearance(user, level) and level >= 3;`,
+  bindings: [
+    "has_role(User:_, String:_, Project:_)",
+    "has_relation(Ticket:_, project, Project:_)",
+    "is_confidential(Ticket:_)",
+    "has_status(Ticket:_, String:_)",
+    "is_public(Ticket:_, Boolean:_)",
+    "has_clearance(User:_, Integer:_)",
+  ],
+  sqlTypes: { User: "text", Project: "text", Ticket: "uuid" },
+  domain: {
+    User: ["ada", "bo"],
+    Project: ["api"],
+    Ticket: ["00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000002"],
+  },
+  actors: ids("User", ["ada", "bo"]),
+  actions: ["view", "edit"],
+  resourceTypes: ["Ticket"],
+};
+
+const tickets = ids("Ticket", [
+  "00000000-0000-0000-0000-000000000001",
+  "00000000-0000-0000-0000-000000000002",
+]);
+export const attributesSpace = [
+  ...factSpace("has_role", ids("User", ["ada", "bo"]), [s("member")], ids("Project", ["api"])),
+  ...factSpace("has_relation", tickets, [s("project")], ids("Project", ["api"])),
+  ...factSpace("is_confidential", tickets),
+  ...factSpace("has_status", tickets, [s("closed"), s("open")]),
+  ...factSpace("is_public", tickets, [v("Boolean", "true"), v("Boolean", "false")]),
+  ...factSpace(
+    "has_clearance",
+    ids("User", ["ada", "bo"]),
+    ["2", "3", "4"].map((n) => v("Integer", n)),
+  ),
+];
+
+// ---------------------------------------------------------------- 12.6 custom allow, context, time
+
+export const customAllow: Family = {
+  name: "customallow",
+  policy: `actor User {}
+resource Report {
+  roles = ["viewer"];
+  permissions = ["read", "export"];
+  "read" if "viewer";
+  "export" if "viewer";
+}
+allow(user: User, "read", report: Report) if has_permission(user, "read", report);
+allow(user: User, "export", report: Report) if
+  has_permission(user, "export", report) and mfa_verified(user);
+allow(user: User, "read", report: Report) if
+  has_grant(user, report, expires_at) and expires_at > @current_unix_time;`,
+  bindings: ["has_role(User:_, String:_, Report:_)", "has_grant(User:_, Report:_, Integer:_)"],
+  sqlTypes: { User: "text", Report: "text" },
+  domain: { User: ["ada", "bo"], Report: ["q3", "q4"] },
+  actors: ids("User", ["ada", "bo"]),
+  actions: ["read", "export"],
+  resourceTypes: ["Report"],
+};
+
+export const customAllowSpace = [
+  ...factSpace("has_role", ids("User", ["ada", "bo"]), [s("viewer")], ids("Report", ["q3", "q4"])),
+  ...factSpace("mfa_verified", ids("User", ["ada", "bo"])),
+  ...factSpace(
+    "has_grant",
+    ids("User", ["ada", "bo"]),
+    ids("Report", ["q3", "q4"]),
+    ["946684800", "1700000000", "4102444800"].map((n) => v("Integer", n)),
+  ),
+];
+
+// ---------------------------------------------------------------- extends and universal rules
+
+export const extendsFamily: Family = {
+  name: "extends",
+  policy: `actor User {}
+actor Bot {}
+resource Org { roles = ["admin"]; }
+resource File {
+  roles = ["reader"];
+  permissions = ["read", "write"];
+  relations = { org: Org };
+  "read" if "reader";
+  "read" if "admin" on "org";
+}
+resource Doc extends File {
+  permissions = ["comment"];
+  "comment" if "read";
+  "write" if "reader";
+}
+has_permission(_: Bot, "read", _: Doc);
+has_role(actor: Actor, "reader", file: File) if has_role(actor, "admin", file);`,
+  bindings: [
+    "has_role(User:_, String:_, File:_)",
+    "has_role(User:_, String:_, Doc:_)",
+    "has_role(User:_, String:_, Org:_)",
+    "has_relation(Doc:_, org, Org:_)",
+  ],
+  sqlTypes: { User: "text", Bot: "text", Org: "text", File: "text", Doc: "text" },
+  domain: { User: ["ada", "bo"], Bot: ["r2"], Org: ["acme"], File: ["f1"], Doc: ["d1", "d2"] },
+  actors: [...ids("User", ["ada", "bo"]), ...ids("Bot", ["r2"])],
+  actions: ["read", "write", "comment"],
+  resourceTypes: ["File", "Doc"],
+};
+
+export const extendsSpace = [
+  ...factSpace(
+    "has_role",
+    ids("User", ["ada", "bo"]),
+    [s("reader"), s("admin")],
+    ids("File", ["f1"]),
+  ),
+  ...factSpace(
+    "has_role",
+    ids("User", ["ada", "bo"]),
+    [s("reader"), s("admin")],
+    ids("Doc", ["d1", "d2"]),
+  ),
+  ...factSpace(
+    "has_role",
+    [...ids("User", ["ada", "bo"]), ...ids("Bot", ["r2"])],
+    [s("admin")],
+    ids("Org", ["acme"]),
+  ),
+  ...factSpace("has_relation", ids("Doc", ["d1", "d2"]), [s("org")], ids("Org", ["acme"])),
+  ...factSpace("has_relation", ids("File", ["f1"]), [s("org")], ids("Org", ["acme"])),
+];
+
+// ---------------------------------------------------------------- mutual recursion, negation
+
+export const mutual: Family = {
+  name: "mutual",
+  policy: `actor User {}
+resource Folder {
+  roles = ["reader"];
+  permissions = ["list", "peek"];
+  relations = { parent: Folder };
+  "list" if "reader";
+  "list" if "list" on "parent";
+  "reader" if "list" on "parent";
+  "peek" if "list" and not is_hidden(resource);
+}`,
+  bindings: [
+    "has_relation(Folder:_, parent, Folder:_)",
+    "has_role(User:_, String:_, Folder:_)",
+    "is_hidden(Folder:_)",
+  ],
+  sqlTypes: { Folder: "bigint", User: "text" },
+  domain: { User: ["ada", "bo"], Folder: ["1", "2", "3"] },
+  actors: ids("User", ["ada", "bo"]),
+  actions: ["list", "peek"],
+  resourceTypes: ["Folder"],
+};
+
+export const mutualSpace = [
+  ...factSpace(
+    "has_relation",
+    ids("Folder", ["1", "2", "3"]),
+    [s("parent")],
+    ids("Folder", ["1", "2", "3"]),
+  ),
+  ...factSpace(
+    "has_role",
+    ids("User", ["ada", "bo"]),
+    [s("reader")],
+    ids("Folder", ["1", "2", "3"]),
+  ),
+  ...factSpace("is_hidden", ids("Folder", ["1", "2", "3"])),
+];

@@ -1,0 +1,104 @@
+/**
+ * Central services for tests: one on embedded PGlite (in memory) always, one on the PostgreSQL
+ * server when DATABASE_URL is set. The store uses fixed table names, so each server-backed
+ * service gets its own schema, selected through the connection's `search_path`; files running
+ * in parallel never see each other's facts.
+ *
+ *   const engines = serviceEngines();
+ *   describe.each(engines)("$name", (engine) => {
+ *     it("answers", async () => { const service = await engine.service(); ... });
+ *   });
+ */
+import pg from "pg";
+import { afterAll } from "vitest";
+import { createService, type ServiceOptions } from "../../src/api/central.js";
+import type { PolarService } from "../../src/api/service.js";
+
+export interface ServiceEngine {
+  readonly name: "pglite" | "postgres";
+  /** The file's shared service on this engine (opened on first use). */
+  service(): Promise<PolarService>;
+  /** A new service with an empty store of its own; closed after the file. */
+  fresh(): Promise<PolarService>;
+}
+
+const databaseUrl = process.env.DATABASE_URL;
+
+/**
+ * A connection URL whose sessions use `schema` as their search path.
+ *
+ * @example
+ * withSearchPath("postgres://u@h/db", "s1"); // "postgres://u@h/db?options=-c+search_path%3Ds1"
+ */
+export function withSearchPath(url: string, schema: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set("options", `-c search_path=${schema}`);
+  return parsed.toString();
+}
+
+/** A schema name unlikely to collide with another test process. */
+export function uniqueSchemaName(prefix: string): string {
+  return `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Creates a schema on the server and returns a URL that uses it; `drop` removes it. */
+export async function serverSchema(
+  url: string,
+  prefix: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const schema = uniqueSchemaName(prefix);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`CREATE SCHEMA ${schema}`);
+  } finally {
+    await client.end();
+  }
+  return {
+    url: withSearchPath(url, schema),
+    async drop() {
+      const cleaner = new pg.Client({ connectionString: url });
+      await cleaner.connect();
+      try {
+        await cleaner.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await cleaner.end();
+      }
+    },
+  };
+}
+
+/** The engines this run can use: PGlite always, the server when DATABASE_URL is set. */
+export function serviceEngines(options: ServiceOptions = {}): ServiceEngine[] {
+  const engines = [engine("pglite", options)];
+  if (databaseUrl) engines.push(engine("postgres", options));
+  return engines;
+}
+
+function engine(name: ServiceEngine["name"], options: ServiceOptions): ServiceEngine {
+  const cleanups: (() => Promise<void>)[] = [];
+  let shared: Promise<PolarService> | undefined;
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+  async function fresh(): Promise<PolarService> {
+    if (name === "pglite") {
+      const service = await createService(options);
+      cleanups.push(() => service.close());
+      return service;
+    }
+    const schema = await serverSchema(databaseUrl!, "central");
+    cleanups.push(() => schema.drop());
+    const service = await createService({ ...options, databaseUrl: schema.url });
+    cleanups.push(() => service.close());
+    return service;
+  }
+  return {
+    name,
+    fresh,
+    service() {
+      shared ??= fresh();
+      return shared;
+    },
+  };
+}
