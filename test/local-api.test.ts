@@ -125,6 +125,36 @@ describe("requests", () => {
     );
   });
 
+  it("refuses to answer select mode with an id its column type cannot hold", () => {
+    const universal = checked(`actor User {}
+resource Doc { permissions = ["read"]; }
+has_permission(_: User, "read", _: Doc);`);
+    const body = (mode: unknown) => ({
+      query: {
+        predicate: ["allow", ["u", "a", "d"]],
+        calls: [],
+        constraints: {
+          u: { type: "User", ids: ["7"] },
+          a: { type: "String", ids: ["read"] },
+          d: { type: "Doc", ids: ["not-a-number"] },
+        },
+      },
+      data_bindings: bindings,
+      mode,
+    });
+    expect(() =>
+      evaluateQueryLocal(
+        universal,
+        body({ mode: "select", query_vars_to_output_column_names: { d: "doc" } }),
+      ),
+    ).toThrow("cannot write the `Doc` value `not-a-number` in SQL for its column type");
+    // A filter compares with the caller's integer column, which cannot hold the id: no rows.
+    const filter = body({ mode: "filter", query_var: "d", output_column_name: "docs.id" });
+    expect(evaluateQueryLocal(universal, filter).sql).toBe(
+      "docs.id IN (SELECT docs.id WHERE false)",
+    );
+  });
+
   it("never emits placeholders or a trailing semicolon", () => {
     const { sql, parameters } = compiledQuery(
       authorizeQueryExpression(program, authorizeBody("7", "read", "1")),

@@ -420,3 +420,72 @@ export const mutualSpace = [
   ),
   ...factSpace("is_hidden", ids("Folder", ["1", "2", "3"])),
 ];
+
+// ---------------------------------------------------------------- negation over recursion
+
+export const blocked: Family = {
+  name: "blocked",
+  policy: `actor User {}
+resource Folder {
+  roles = ["reader", "banned"];
+  permissions = ["list"];
+  relations = { parent: Folder };
+  role if role on "parent";
+  "list" if "reader" and not "banned";
+}`,
+  bindings: ["has_relation(Folder:_, parent, Folder:_)", "has_role(User:_, String:_, Folder:_)"],
+  sqlTypes: { Folder: "integer", User: "text" },
+  domain: { User: ["ada", "bo"], Folder: ["1", "2", "3", "4"] },
+  actors: ids("User", ["ada", "bo"]),
+  actions: ["list"],
+  resourceTypes: ["Folder"],
+};
+
+export const blockedSpace = [
+  ...factSpace(
+    "has_relation",
+    ids("Folder", ["1", "2", "3", "4"]),
+    [s("parent")],
+    ids("Folder", ["1", "2", "3", "4"]),
+  ),
+  ...factSpace(
+    "has_role",
+    ids("User", ["ada", "bo"]),
+    [s("reader"), s("banned")],
+    ids("Folder", ["1", "2", "3", "4"]),
+  ),
+];
+
+// ---------------------------------------------------------------- comparisons across sources
+
+export const levels: Family = {
+  name: "levels",
+  policy: `actor User {}
+resource Doc { permissions = ["read", "sign"]; }
+has_permission(user: User, "read", doc: Doc) if
+  has_clearance(user, level) and doc_level(doc, needed) and level >= needed;
+has_permission(user: User, "sign", doc: Doc) if
+  has_name(user, name) and doc_signer_from(doc, first) and name >= first and name != "zed";`,
+  bindings: ["doc_level(Doc:_, Integer:_)", "doc_signer_from(Doc:_, String:_)"],
+  sqlTypes: { Doc: "bigint", User: "text" },
+  domain: { User: ["u1", "u2"], Doc: ["1", "2", "3"] },
+  actors: ids("User", ["u1", "u2"]),
+  actions: ["read", "sign"],
+  resourceTypes: ["Doc"],
+};
+
+const names = ["a", "B", "é", "zed", "Z", "😀", "～"];
+export const levelsSpace = [
+  ...factSpace(
+    "has_clearance",
+    ids("User", ["u1", "u2"]),
+    ["1", "3", "-2", "10"].map((n) => v("Integer", n)),
+  ),
+  ...factSpace(
+    "doc_level",
+    ids("Doc", ["1", "2", "3"]),
+    ["0", "3", "5", "-3"].map((n) => v("Integer", n)),
+  ),
+  ...factSpace("has_name", ids("User", ["u1", "u2"]), names.map(s)),
+  ...factSpace("doc_signer_from", ids("Doc", ["1", "2", "3"]), names.map(s)),
+];

@@ -10,6 +10,8 @@ import type { GroundFact } from "../src/core/value.js";
 import {
   attributes,
   attributesSpace,
+  blocked,
+  blockedSpace,
   customAllow,
   customAllowSpace,
   extendsFamily,
@@ -18,6 +20,8 @@ import {
   foldersSpace,
   globalRoles,
   globalSpace,
+  levels,
+  levelsSpace,
   mutual,
   mutualSpace,
   nested,
@@ -41,6 +45,8 @@ const cases = (
     [customAllow, customAllowSpace],
     [extendsFamily, extendsSpace],
     [mutual, mutualSpace],
+    [blocked, blockedSpace],
+    [levels, levelsSpace],
   ] as [Family, GroundFact[]][]
 ).map(([family, space]) => ({ name: family.name, family, space }));
 

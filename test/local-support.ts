@@ -381,6 +381,46 @@ export async function compareAll(
     );
     expect(actual, `select ${s.actor.id} ${s.type}\n${selectSql[i]}`).toEqual(expected);
   });
+
+  // select mode over id lists: every actor type's ids, the asked actions, every resource
+  for (const actorType of [...new Set(family.actors.map((a) => a.type))]) {
+    for (const type of family.resourceTypes) {
+      const constraints = {
+        u: {
+          type: actorType,
+          ids: family.actors.filter((a) => a.type === actorType).map((a) => a.id),
+        },
+        a: { type: "String", ids: [...family.actions] },
+        r: { type, ids: [...(family.domain[type] ?? [])] },
+      };
+      const statement = evaluateQueryLocal(
+        program,
+        {
+          query: {
+            predicate: ["allow", ["u", "a", "r"]],
+            calls: [],
+            constraints,
+            context_facts: wire(context),
+          },
+          data_bindings: yaml,
+          mode: { mode: "select", query_vars_to_output_column_names: { u: "u", a: "a", r: "r" } },
+        },
+        options,
+      ).sql;
+      const rows = await db.query<{ u: unknown; a: string; r: unknown }>(statement);
+      const actual = sorted(
+        rows.map((row) => JSON.stringify([String(row.u), row.a, String(row.r)])),
+      );
+      const answers = query(
+        program,
+        stored,
+        { predicate: ["allow", ["u", "a", "r"]], constraints },
+        evalOptions,
+      );
+      const expected = sorted(answers.map((row) => JSON.stringify([row.u, row.a, row.r])));
+      expect(actual, `select lists ${actorType} ${type}\n${statement}`).toEqual(expected);
+    }
+  }
 }
 
 function sorted(values: readonly string[]): string[] {

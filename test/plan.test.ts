@@ -203,6 +203,21 @@ has_permission(user: User, "read", doc: Doc) if is_owner(user, org) and owns(org
     );
   });
 
+  it("reports an untyped argument of a recursive predicate whose facts may have any type", () => {
+    const program = checked(`${foldersPolicy}
+has_permission(user: User, "peek", folder: Folder) if has_role(user, any_role, folder);`);
+    const run = () =>
+      plan(program, foldersBindings, allowGoal("User", str("peek"), param("Folder")));
+    expect(run).toThrow(
+      "cannot infer the type of `any_role` in a rule for `has_permission`; add `any_role matches T`",
+    );
+    const typed = checked(`${foldersPolicy}
+has_permission(user: User, "peek", folder: Folder) if any_role matches String and has_role(user, any_role, folder);`);
+    expect(plan(typed, foldersBindings, allowGoal("User", str("peek"), param("Folder")))).toContain(
+      "cte r0",
+    );
+  });
+
   it("infers an Integer from an ordering comparison", () => {
     const program = checked(`actor User {}
 resource Doc { permissions = ["read"]; }

@@ -10,6 +10,7 @@ import type { Term as AstTerm, Call, Compare, Expr, In, Not } from "../polar/ast
 import { tick } from "../source/diagnostic.js";
 import { planCall } from "./call.js";
 import { compareValues } from "./compare.js";
+import { constrainByComparisons, typeByComparisons } from "./comparisons.js";
 import type { Planner } from "./context.js";
 import {
   InferenceError,
@@ -29,6 +30,7 @@ import {
   slotOf,
   unifyVariables,
 } from "./state.js";
+import { analyseVariables } from "./variables.js";
 
 /** A term of the body, resolved against a state: a variable (bound or not) or a fixed term. */
 export type Resolved =
@@ -60,42 +62,13 @@ export function planBody(
   return typed ? planExpr(planner, scope, typed, body) : [];
 }
 
-/**
- * `x >= 3` and `x < "m"` in the body's top-level conjunction hold only for an Integer (a
- * String) `x` (reference §5): the variable gets that type before any call is planned, so that
- * central facts can be read with a known type (reference §9.4).
- */
-function constrainByComparisons(planner: Planner, state: State, body: Expr): State | null {
-  let current: State | null = state;
-  for (const atom of flattenAnd(body)) {
-    if (atom.kind !== "compare" || atom.op === "=" || atom.op === "!=") continue;
-    const sides: [AstTerm, AstTerm][] = [
-      [atom.left, atom.right],
-      [atom.right, atom.left],
-    ];
-    for (const [side, other] of sides) {
-      if (side.kind !== "variable" || side.name === "_" || !current) continue;
-      const type =
-        other.kind === "current_time"
-          ? "Integer"
-          : other.kind === "variable"
-            ? null
-            : termValue(other)?.type;
-      if (!type) continue;
-      current = constrainVariable(planner.program, current, side.name, {
-        exact: type,
-        requires: [],
-      });
-    }
-  }
-  return current;
-}
-
+/** The states in which `expr` holds, extending `state` (see `planBody`). */
 export function planExpr(planner: Planner, scope: Scope, state: State, expr: Expr): State[] {
   return planConjunction(planner, scope, state, flattenAnd(expr));
 }
 
-function flattenAnd(expr: Expr): Expr[] {
+/** `a and (b and c)` as `[a, b, c]`. */
+export function flattenAnd(expr: Expr): Expr[] {
   return expr.kind === "and" ? expr.operands.flatMap(flattenAnd) : [expr];
 }
 
@@ -144,10 +117,13 @@ function unboundVariable(state: State, atom: Expr, scope: Scope): string | null 
 function planConjunction(
   planner: Planner,
   scope: Scope,
-  state: State,
+  start: State,
   atoms: readonly Expr[],
 ): State[] {
-  if (atoms.length === 0) return [state];
+  if (atoms.length === 0) return [start];
+  const typed = typeByComparisons(planner, start, atoms);
+  if (typed) return typed.flatMap((state) => planConjunction(planner, scope, state, atoms));
+  const state = start;
   const ranked = atoms
     .map((atom, index) => {
       const rank =
@@ -188,6 +164,7 @@ function planConjunction(
 
 // ---------------------------------------------------------------- atoms
 
+/** An AST term as the state sees it: a bound variable becomes its term. */
 export function resolveTerm(planner: Planner, state: State, term: AstTerm): Resolved {
   switch (term.kind) {
     case "variable": {
@@ -331,72 +308,4 @@ function planNot(planner: Planner, scope: Scope, state: State, atom: Not): State
     outputs: [],
   }));
   return [addConditions(state, [{ kind: "not_exists", branches }])];
-}
-
-// ---------------------------------------------------------------- variables of `not`
-
-/**
- * Occurrence counts of the clause's variables, and for each `not E`: the variables of `E`
- * that also occur outside it (head included). They must be bound before `E` is planned; the
- * others are local to `E`.
- */
-function analyseVariables(
-  clause: Clause | null,
-  body: Expr,
-): { outerOfNot: Map<Not, Set<string>>; occurrences: Map<string, number> } {
-  const total = new Map<string, number>();
-  const count = (name: string, into: Map<string, number>) => {
-    if (name !== "_") into.set(name, (into.get(name) ?? 0) + 1);
-  };
-  for (const param of clause?.params ?? []) {
-    if (param.kind === "typed") count(param.variable.name, total);
-    else if (param.kind === "variable") count(param.name, total);
-  }
-  const nots: Not[] = [];
-  walkVariables(body, (name) => count(name, total), nots);
-  const result = new Map<Not, Set<string>>();
-  for (const not of nots) {
-    const inside = new Map<string, number>();
-    walkVariables(not.operand, (name) => count(name, inside), []);
-    const outer = new Set<string>();
-    for (const [name, n] of inside) if ((total.get(name) ?? 0) > n) outer.add(name);
-    result.set(not, outer);
-  }
-  return { outerOfNot: result, occurrences: total };
-}
-
-function walkVariables(expr: Expr, visit: (name: string) => void, nots: Not[]): void {
-  const term = (t: AstTerm) => {
-    if (t.kind === "variable") visit(t.name);
-  };
-  switch (expr.kind) {
-    case "or":
-    case "and":
-      for (const operand of expr.operands) walkVariables(operand, visit, nots);
-      return;
-    case "not":
-      nots.push(expr);
-      walkVariables(expr.operand, visit, nots);
-      return;
-    case "call":
-      expr.args.forEach(term);
-      return;
-    case "compare":
-      term(expr.left);
-      term(expr.right);
-      return;
-    case "in":
-      term(expr.element);
-      expr.list.forEach(term);
-      return;
-    case "matches":
-      visit(expr.variable.name);
-      return;
-    case "bool":
-      return;
-    default: {
-      const _never: never = expr;
-      throw new Error(`unexpected expression ${String(_never)}`);
-    }
-  }
 }

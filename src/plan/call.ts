@@ -4,7 +4,6 @@
  * recursive instance is not inlined but read through a `reccall` source; its free columns
  * need one concrete type each, so calls of recursive predicates are split per candidate type.
  */
-import { tick } from "../source/diagnostic.js";
 import type { Resolved } from "./body.js";
 import {
   type Adornment,
@@ -13,7 +12,7 @@ import {
   freshVariable,
   type Planner,
 } from "./context.js";
-import { PlanError } from "./errors.js";
+import { TypeNeededError } from "./errors.js";
 import { planInstance } from "./instance.js";
 import { argColumn, column, type Output, type Term, termType } from "./ir.js";
 import { instantiate } from "./rewrite.js";
@@ -26,7 +25,7 @@ import {
   slotOf,
   unifyVariables,
 } from "./state.js";
-import { candidateTypes, exactType } from "./types.js";
+import { candidateTypes, exactType, isUnconstrained } from "./types.js";
 
 const MAX_TYPE_SPLITS = 64;
 
@@ -184,18 +183,17 @@ function splitFreeTypes(
     wanted.kind === "free" && wanted.constraint.exact === null ? [i] : [],
   );
   if (open.length === 0) return null;
+  const signature = planner.program.factSignatures.get(`${name}/${args.length}`);
   const choices = open.map((i) => {
-    const wanted = adornment[i] as { constraint: Parameters<typeof candidateTypes>[1] };
-    return candidateTypes(planner.program, wanted.constraint);
+    const constraint = (adornment[i] as Extract<Adornment, { kind: "free" }>).constraint;
+    // Stored facts may hold any type here, also types the policy never names: the program's
+    // types would not cover them.
+    if (isUnconstrained(constraint) && signature && !signature.args[i])
+      throw new TypeNeededError(i);
+    return candidateTypes(planner.program, constraint);
   });
   const combinations = choices.reduce((n, types) => n * types.length, 1);
-  if (combinations > MAX_TYPE_SPLITS) {
-    const variable = (args[open[0]!] as { name: string }).name;
-    throw new PlanError(
-      "P702",
-      `cannot infer the type of ${tick(variable)} in a call to ${tick(name)}; add \`${variable} matches T\``,
-    );
-  }
+  if (combinations > MAX_TYPE_SPLITS) throw new TypeNeededError(open[0]!);
   const states: State[] = [];
   const visit = (k: number, current: State) => {
     if (k === open.length) {

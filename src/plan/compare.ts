@@ -19,6 +19,7 @@ export function compareCodePoints(a: string, b: string): number {
   return left.length - right.length;
 }
 
+/** Same type and same (canonical) id. */
 export function valueEquals(a: Value, b: Value): boolean {
   return a.type === b.type && a.id === b.id;
 }

@@ -104,6 +104,7 @@ export function createPlanner(program: Program, bindings: DataBindings): Planner
   };
 }
 
+/** A new source alias (`t17`); plans rename them to `f0, f1, …` at the end. */
 export function freshAlias(planner: Planner): string {
   return `t${planner.counters.alias++}`;
 }
@@ -113,6 +114,7 @@ export function freshVariable(planner: Planner): string {
   return `%${planner.counters.variable++}`;
 }
 
+/** `Lstring:"read"`, `BUser`, `F<Actor`: one argument's part of an instance key. */
 export function adornmentKey(adornment: Adornment): string {
   switch (adornment.kind) {
     case "literal":
@@ -128,12 +130,14 @@ export function adornmentKey(adornment: Adornment): string {
   }
 }
 
+/** The memo key of an instance, e.g. `has_role(BUser,LString:"viewer",F=Org)`. */
 export function instanceKey(name: string, adornment: readonly Adornment[]): string {
   return `${name}(${adornment.map(adornmentKey).join(",")})`;
 }
 
 // ---------------------------------------------------------------- Tarjan frames
 
+/** Enters the planning of an instance (Tarjan's index and lowlink). */
 export function pushFrame(
   planner: Planner,
   key: string,
@@ -152,6 +156,7 @@ export function currentFrame(planner: Planner): Frame | undefined {
   return planner.stack[planner.stack.length - 1];
 }
 
+/** The frame of an instance being planned further up the stack, if any. */
 export function frameOf(planner: Planner, key: string): Frame | undefined {
   return planner.stack.find((frame) => frame.key === key);
 }

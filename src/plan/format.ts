@@ -10,6 +10,7 @@ import { formatValue } from "../core/value.js";
 import type { Branch, Condition, Output, Plan, RecursiveCte, Source, Term } from "./ir.js";
 import { formatConstraint } from "./types.js";
 
+/** `f0.arg2`, `"read"`, `$actor`, `@current_unix_time`. */
 export function formatTerm(term: Term): string {
   switch (term.kind) {
     case "column":

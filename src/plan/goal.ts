@@ -57,6 +57,7 @@ export function goalKey(goal: Goal): string {
   ]);
 }
 
+/** The type a question variable has in every answer. */
 export function goalVariableType(variable: GoalVariable): string {
   return variable.kind === "literal" ? variable.value.type : variable.type;
 }

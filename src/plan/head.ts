@@ -151,6 +151,7 @@ export function matchHead(
   return { state, outputs };
 }
 
+/** A head position's output once the body is planned. */
 export function resolveHeadOutput(
   output: HeadOutput,
   resolveVariable: (name: string) => Output,

@@ -195,6 +195,11 @@ export interface Plan {
   readonly outputs: readonly PlanOutput[];
 }
 
+/**
+ * The concrete Polar type of a term.
+ *
+ *   termType({ kind: "time" }) // "Integer"
+ */
 export function termType(term: Term): string {
   switch (term.kind) {
     case "column":
@@ -213,10 +218,12 @@ export function termType(term: Term): string {
   }
 }
 
+/** `column("f0", "arg2", "Folder")` is `f0.arg2`, holding Folder ids. */
 export function column(alias: string, name: string, type: string): ColumnTerm {
   return { kind: "column", alias, column: name, type };
 }
 
+/** `literal({ type: "String", id: "read" })` is `"read"`. */
 export function literal(value: Value): LiteralTerm {
   return { kind: "literal", value };
 }
@@ -226,6 +233,7 @@ export function argColumn(index: number): string {
   return `arg${index}`;
 }
 
+/** The same term (the same column, literal, param…), not merely equal values. */
 export function termsEqual(a: Term, b: Term): boolean {
   switch (a.kind) {
     case "column":

@@ -10,10 +10,10 @@ import type { Span } from "../source/source.js";
 import { planBody } from "./body.js";
 import { createPlanner, freshAlias, type Planner } from "./context.js";
 import { PlanError, UnboundError } from "./errors.js";
+import { expandBranches } from "./expand.js";
 import { type Goal, goalKey, goalVariableType } from "./goal.js";
 import { argColumn, type Branch, column, literal, type Plan, type Term } from "./ir.js";
 import { simplifyBranches } from "./merge.js";
-import { expandBranches } from "./recursion.js";
 import {
   addSources,
   bindVariable,

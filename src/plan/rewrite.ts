@@ -30,6 +30,7 @@ function mapSource(source: Source, mapper: BranchMapper): Source {
   }
 }
 
+/** One term through the mapper (alias renamed first, then `mapper.term`). */
 export function mapTerm(term: Term, mapper: BranchMapper): Term {
   const renamed = term.kind === "column" ? { ...term, alias: mapper.alias(term.alias) } : term;
   return mapper.term(renamed);
@@ -62,10 +63,15 @@ function mapCondition(condition: Condition, mapper: BranchMapper): Condition {
   }
 }
 
-export function mapSourceRef(ref: SourceRef, mapper: BranchMapper): SourceRef {
+function mapSourceRef(ref: SourceRef, mapper: BranchMapper): SourceRef {
   return { alias: mapper.alias(ref.alias), source: mapSource(ref.source, mapper) };
 }
 
+/**
+ * The branch with every alias and term mapped, nested `not_exists` branches included.
+ *
+ *   mapBranch(branch, { alias: (a) => `x_${a}`, term: (t) => t }) // renames every alias
+ */
 export function mapBranch(branch: Branch, mapper: BranchMapper): Branch {
   return {
     sources: branch.sources.map((ref) => mapSourceRef(ref, mapper)),

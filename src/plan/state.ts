@@ -37,6 +37,7 @@ export const EMPTY_STATE: State = {
   conditions: [],
 };
 
+/** The variable that `name` was unified with, if any (`x = y` links unbound variables). */
 export function representative(state: State, name: string): string {
   let current = name;
   for (let next = state.links.get(current); next !== undefined; next = state.links.get(current)) {
@@ -45,6 +46,7 @@ export function representative(state: State, name: string): string {
   return current;
 }
 
+/** What `name` is bound to (or its type constraint while unbound). */
 export function slotOf(state: State, name: string): VarSlot {
   return state.vars.get(representative(state, name)) ?? { term: null, constraint: ANY_TYPE };
 }
@@ -55,10 +57,12 @@ function withSlot(state: State, name: string, slot: VarSlot): State {
   return { ...state, vars };
 }
 
+/** The state with these sources read too. */
 export function addSources(state: State, sources: readonly SourceRef[]): State {
   return sources.length === 0 ? state : { ...state, sources: [...state.sources, ...sources] };
 }
 
+/** The state with these conditions holding too. */
 export function addConditions(state: State, conditions: readonly Condition[]): State {
   return conditions.length === 0
     ? state
@@ -132,8 +136,4 @@ export function outputOf(state: State, name: string): Output {
     constraint: slot.constraint,
   };
   return any;
-}
-
-export function isBound(state: State, name: string): boolean {
-  return slotOf(state, name).term !== null;
 }

@@ -13,6 +13,7 @@ export function isUnconstrained(constraint: TypeConstraint): boolean {
   return constraint.exact === null && constraint.requires.length === 0;
 }
 
+/** Exactly this type, no subtype (question variables). */
 export function exactType(type: string): TypeConstraint {
   return { exact: type, requires: [] };
 }
@@ -66,11 +67,13 @@ export function requireType(
   return mergeConstraints(program, constraint, { exact: null, requires: [type] });
 }
 
+/** A short key for plan-cache keys: `=User`, `<Actor`, `*`. */
 export function constraintKey(constraint: TypeConstraint): string {
   if (constraint.exact !== null) return `=${constraint.exact}`;
   return constraint.requires.length === 0 ? "*" : `<${constraint.requires.join("&")}`;
 }
 
+/** The constraint for humans: `User`, `Actor & Resource`, `any`. */
 export function formatConstraint(constraint: TypeConstraint): string {
   if (constraint.exact !== null) return constraint.exact;
   return constraint.requires.length === 0 ? "any" : constraint.requires.join(" & ");

@@ -16,7 +16,7 @@ import type {
   SourceRef,
   Term,
 } from "../plan/ir.js";
-import { termType } from "../plan/ir.js";
+import { argColumn, termType } from "../plan/ir.js";
 import {
   quoteIdentifier,
   renderTypedLiteral,
@@ -24,7 +24,7 @@ import {
   renderValue,
   sqlTypeOf,
 } from "./literal.js";
-import type { ResolvedPlan } from "./resolve.js";
+import { type ResolvedPlan, staticValue } from "./resolve.js";
 
 /** What the statement returns. */
 export type Shape =
@@ -51,6 +51,8 @@ interface Context {
   readonly bindingNames: ReadonlyMap<number, string>;
   readonly cteNames: ReadonlyMap<number, string>;
   readonly aliasPrefix: string;
+  /** Rendered literals of this statement (the same ids recur in many branches). */
+  readonly literals: Map<string, string>;
 }
 
 /**
@@ -110,6 +112,17 @@ function identifierTokens(text: string): Set<string> {
   );
 }
 
+const lowercased = new WeakMap<DataBindings, readonly string[]>();
+
+function lowercaseQueries(bindings: DataBindings): readonly string[] {
+  let queries = lowercased.get(bindings);
+  if (!queries) {
+    queries = bindings.bindings.map((binding) => binding.query.toLowerCase());
+    lowercased.set(bindings, queries);
+  }
+  return queries;
+}
+
 function namesFor(
   plan: ResolvedPlan,
   outputs: readonly PlanOutput[],
@@ -117,9 +130,9 @@ function namesFor(
   shape: Shape,
 ): Context {
   const used = usedBindings(plan);
-  const queries = used.map((i) => bindings.bindings[i]!.query.toLowerCase());
+  const queries = lowercaseQueries(bindings);
   let prefix = "polar_";
-  for (let n = 1; queries.some((q) => q.includes(prefix)); n++) prefix = `polar${n}_`;
+  for (let n = 1; used.some((i) => queries[i]!.includes(prefix)); n++) prefix = `polar${n}_`;
   const bindingNames = new Map(used.map((index, n) => [index, `${prefix}c${n}`]));
   const cteNames = new Map<number, string>();
   plan.ctes.forEach((cte, index) => {
@@ -137,26 +150,27 @@ function namesFor(
     bindingNames,
     cteNames,
     aliasPrefix: clash ? prefix : "",
+    literals: new Map(),
   };
 }
 
 function withClause(context: Context): Sql | null {
-  const parts: Sql[] = [];
+  const parts: string[] = [];
   for (const [index, name] of context.bindingNames) {
     const binding = context.bindings.bindings[index]!;
     const columns = binding.slots.flatMap((slot, i) => (slot.kind === "column" ? [`arg${i}`] : []));
     const header = columns.length > 0 ? `${name}(${columns.join(", ")})` : name;
     // The line break ends a trailing `--` comment of the binding query before our `)`.
-    parts.push(sql`  ${raw(header)} AS NOT MATERIALIZED (${raw(binding.query)}\n  )`);
+    parts.push(`  ${header} AS NOT MATERIALIZED (${binding.query}\n  )`);
   }
   let recursive = false;
   context.plan.ctes.forEach((cte, index) => {
     if (!cte) return;
     recursive ||= cte.steps.length > 0;
-    parts.push(emitRecursiveCte(context, cte, context.cteNames.get(index)!));
+    parts.push(recursiveCteText(context, cte, context.cteNames.get(index)!));
   });
   if (parts.length === 0) return null;
-  return sql`${raw(recursive ? "WITH RECURSIVE\n" : "WITH\n")}${join(parts, ",\n")}\n`;
+  return raw(`${recursive ? "WITH RECURSIVE\n" : "WITH\n"}${parts.join(",\n")}\n`);
 }
 
 function withPrefix(context: Context, body: Sql): Sql {
@@ -175,8 +189,15 @@ function alias(context: Context, name: string): string {
 }
 
 function literalSql(context: Context, value: Value): string {
-  const text = renderValue(value, sqlTypeFor(context, value.type));
-  if (text === null) throw new Error(`internal: unrenderable literal ${value.type} ${value.id}`);
+  const key = `${value.type}\u0000${value.id}`;
+  let text = context.literals.get(key);
+  if (text === undefined) {
+    const rendered = renderValue(value, sqlTypeFor(context, value.type));
+    if (rendered === null)
+      throw new Error(`internal: unrenderable literal ${value.type} ${value.id}`);
+    text = rendered;
+    context.literals.set(key, text);
+  }
   return text;
 }
 
@@ -198,6 +219,7 @@ function termSql(context: Context, term: Term): string {
       return context.shape.column;
     case "param":
     case "time":
+      return literalSql(context, staticValue(term, context.plan)!);
     case "input":
       throw new Error(`internal: unresolved ${term.kind} term`);
     default: {
@@ -210,7 +232,8 @@ function termSql(context: Context, term: Term): string {
 /** A value in a select list, where PostgreSQL cannot infer literal types. */
 function selectedSql(context: Context, output: Output, type: string): string {
   if (output.kind === "any") return renderTypedNull(type, sqlTypeFor(context, type));
-  if (output.kind === "literal") return typedLiteralSql(context, output.value);
+  const value = staticValue(output, context.plan);
+  if (value) return typedLiteralSql(context, value);
   return termSql(context, output);
 }
 
@@ -290,27 +313,22 @@ function sourceText(context: Context, ref: SourceRef): string {
  * matches nothing (api-and-local-sql §4.1), also when the column is only output or unused.
  */
 function nullGuards(context: Context, branch: Branch): string[] {
-  const constrained = new Set<string>();
-  const note = (term: Term) => {
-    if (term.kind === "column") constrained.add(`${term.alias}.${term.column}`);
+  const constrains = (alias: string, column: string) => {
+    const is = (term: Term) =>
+      term.kind === "column" && term.alias === alias && term.column === column;
+    return branch.conditions.some((c) =>
+      c.kind === "compare" ? is(c.left) || is(c.right) : c.kind === "in" && is(c.term),
+    );
   };
-  for (const condition of branch.conditions) {
-    if (condition.kind === "compare") {
-      note(condition.left);
-      note(condition.right);
-    } else if (condition.kind === "in") {
-      note(condition.term);
-    }
-  }
   const guards: string[] = [];
   for (const ref of branch.sources) {
     if (ref.source.kind !== "binding") continue;
-    const binding = context.bindings.bindings[ref.source.binding]!;
-    binding.slots.forEach((slot, i) => {
-      if (slot.kind === "column" && !constrained.has(`${ref.alias}.arg${i}`)) {
+    const slots = context.bindings.bindings[ref.source.binding]!.slots;
+    for (let i = 0; i < slots.length; i++) {
+      if (slots[i]!.kind === "column" && !constrains(ref.alias, argColumn(i))) {
         guards.push(`${alias(context, ref.alias)}.arg${i} IS NOT NULL`);
       }
-    });
+    }
   }
   return guards;
 }
@@ -348,13 +366,13 @@ function isTrivial(branch: Branch): boolean {
   return branch.sources.length === 0 && branch.conditions.length === 0;
 }
 
-function emitRecursiveCte(context: Context, cte: RecursiveCte, name: string): Sql {
+function recursiveCteText(context: Context, cte: RecursiveCte, name: string): string {
   const header = `${name}(${cte.columns.map((c) => c.name).join(", ")})`;
   const outputsOf = (branch: Branch) =>
     branch.outputs.map((output, i) => cteValueSql(context, output, cte.columns[i]!));
-  const seeds = cte.seeds.map((seed) => branchSql(context, seed, outputsOf(seed)));
+  const seeds = cte.seeds.map((seed) => branchText(context, seed, outputsOf(seed)));
   const self = `${name} AS ${alias(context, cte.self)}`;
-  let body = join(seeds, "\n  UNION ");
+  let body = seeds.join("\n  UNION ");
   if (cte.steps.length > 0) {
     // One recursive term (PostgreSQL allows one self reference) that runs every step for
     // each new row. `OFFSET 0` keeps each step a per-row subquery: PostgreSQL badly
@@ -367,9 +385,9 @@ function emitRecursiveCte(context: Context, cte: RecursiveCte, name: string): Sq
     );
     const list = columns.map((c) => `${lateral}.${c}`);
     const union = steps.length === 1 ? steps[0]!.slice(1, -1) : steps.join(" UNION ALL ");
-    body = sql`${body}\n  UNION ${raw(`SELECT ${list.join(", ")} FROM ${self} CROSS JOIN LATERAL (${union}) AS ${lateral}(${columns.join(", ")})`)}`;
+    body += `\n  UNION SELECT ${list.join(", ")} FROM ${self} CROSS JOIN LATERAL (${union}) AS ${lateral}(${columns.join(", ")})`;
   }
-  return sql`  ${raw(header)} AS (${body})`;
+  return `  ${header} AS (${body})`;
 }
 
 // ---------------------------------------------------------------- shapes

@@ -53,6 +53,7 @@ export function printPlan(
     now: (options.now ?? systemNow)(),
     renderable: renderableIn(bindings),
     bindings,
+    strictOutputs: shape.kind === "select",
   });
   return emitStatement(resolved, plan.outputs, bindings, shape);
 }

@@ -1,0 +1,247 @@
+/**
+ * Building the recursive CTEs of expand.ts: the accumulate form (answers for the free
+ * arguments) and the walk form (demanded values of the varying bound arguments), registered
+ * once per distinct definition.
+ */
+import { tick } from "../source/diagnostic.js";
+import { type Adornment, freshAlias } from "./context.js";
+import { PlanError } from "./errors.js";
+import {
+  type Expansion,
+  expandBranches,
+  inlineExits,
+  type Prefix,
+  positionsOf,
+  type RecursivePlan,
+  recref,
+  withoutSource,
+} from "./expand.js";
+import {
+  argColumn,
+  type Branch,
+  type Condition,
+  type CteColumn,
+  column,
+  type Output,
+  type RecursiveCallSource,
+  type RecursiveCte,
+  type Term,
+  termType,
+} from "./ir.js";
+import { simplifyBranches } from "./merge.js";
+import { flattenExits, recordWalk } from "./reuse.js";
+import { branchAliases, instantiate, mapBranch, replaceColumns } from "./rewrite.js";
+
+function register(expansion: Expansion, cte: RecursiveCte): number {
+  const canonical = canonicalCte({
+    ...cte,
+    seeds: simplifyBranches(cte.seeds, "m"),
+    steps: simplifyBranches(cte.steps, "m"),
+  });
+  const key = JSON.stringify(canonical);
+  const known = expansion.cteIndex.get(key);
+  if (known !== undefined) return known;
+  expansion.ctes.push(canonical);
+  expansion.cteIndex.set(key, expansion.ctes.length - 1);
+  return expansion.ctes.length - 1;
+}
+
+/** Renames the aliases inside a CTE to `q0, q1, …` (and `rec` for the self reference). */
+function canonicalCte(cte: RecursiveCte): RecursiveCte {
+  const names = new Map<string, string>([[cte.self, "rec"]]);
+  const all = [...cte.seeds, ...cte.steps].flatMap((branch) => branchAliases(branch));
+  for (const alias of all) if (!names.has(alias)) names.set(alias, `q${names.size - 1}`);
+  const mapper = { alias: (a: string) => names.get(a) ?? a, term: (t: Term) => t };
+  return {
+    columns: cte.columns,
+    seeds: cte.seeds.map((branch) => mapBranch(branch, mapper)),
+    steps: cte.steps.map((branch) => mapBranch(branch, mapper)),
+    self: "rec",
+  };
+}
+
+function onlyTerms(outputs: readonly Output[], name: string): Term[] {
+  return outputs.map((output) => {
+    if (output.kind === "any") {
+      throw new PlanError(
+        "P703",
+        `cannot compile the recursion of ${tick(name)} through a rule that holds for every value of an argument`,
+      );
+    }
+    return output;
+  });
+}
+
+/** The CTE columns of an instance's free arguments, `argN` with its exact type. */
+export function freeColumns(plan: RecursivePlan): CteColumn[] {
+  return positionsOf(plan, "free").map((i) => {
+    const wanted = plan.adornment[i] as Extract<Adornment, { kind: "free" }>;
+    return { name: argColumn(i), type: wanted.constraint.exact! };
+  });
+}
+
+function keyColumns(call: RecursiveCallSource, dynamic: readonly number[]): CteColumn[] {
+  return dynamic.map((i) => ({ name: `k${i}`, type: termType(call.args[i]!) }));
+}
+
+/** The accumulate form: the CTE holds the free arguments (plus the dynamic bound ones). */
+export function accumulate(
+  expansion: Expansion,
+  branch: Branch,
+  index: number,
+  plan: RecursivePlan,
+  dynamic: readonly number[],
+  prefix: Prefix,
+): Branch {
+  const { planner } = expansion;
+  const ref = branch.sources[index]!;
+  const call = ref.source as RecursiveCallSource;
+  const free = positionsOf(plan, "free");
+  const self = freshAlias(planner);
+  const keyOf = (i: number) => column(self, `k${i}`, termType(call.args[i]!));
+  expansion.building.push(plan.key);
+  const exits =
+    dynamic.length === 0
+      ? flattenExits(expansion, plan, call.args, new Set([plan.key]))
+      : plan.exits.map((exit) => instantiate(exit, () => freshAlias(planner), call.args));
+  const seeds = expandBranches(
+    expansion,
+    exits.map((copy) => {
+      return {
+        sources: [...(dynamic.length > 0 ? prefix.sources : []), ...copy.sources],
+        conditions: [...(dynamic.length > 0 ? prefix.conditions : []), ...copy.conditions],
+        outputs: [
+          ...dynamic.map((i) => call.args[i]!),
+          ...onlyTerms(
+            free.map((i) => copy.outputs[i]!),
+            plan.name,
+          ),
+        ],
+      };
+    }),
+  );
+  const stepInputs = call.args.map((arg, i) => (dynamic.includes(i) ? keyOf(i) : arg));
+  const steps = expandBranches(
+    expansion,
+    plan.steps.map((step) => {
+      const copy = instantiate(step, () => freshAlias(planner), stepInputs);
+      const inner = recref(copy, plan.key);
+      const reading = replaceColumns(copy, inner.alias, (name) =>
+        column(self, name, freeColumns(plan).find((c) => c.name === name)!.type),
+      );
+      return {
+        sources: reading.sources.filter((s) => s.alias !== inner.alias),
+        conditions: reading.conditions,
+        outputs: [
+          ...dynamic.map(keyOf),
+          ...onlyTerms(
+            free.map((i) => reading.outputs[i]!),
+            plan.name,
+          ),
+        ],
+      };
+    }),
+  );
+  expansion.building.pop();
+  const cte = register(expansion, {
+    columns: [...keyColumns(call, dynamic), ...freeColumns(plan)],
+    seeds,
+    steps,
+    self,
+  });
+  const rest = withoutSource(branch, index);
+  return {
+    ...rest,
+    sources: [...rest.sources, { alias: ref.alias, source: { kind: "cte", cte } }],
+    conditions: [
+      ...rest.conditions,
+      ...dynamic.map(
+        (i): Condition => ({
+          kind: "compare",
+          op: "=",
+          left: column(ref.alias, `k${i}`, termType(call.args[i]!)),
+          right: call.args[i]!,
+        }),
+      ),
+    ],
+  };
+}
+
+/** The walk form: the CTE holds the demanded values of the varying bound arguments. */
+export function walk(
+  expansion: Expansion,
+  branch: Branch,
+  index: number,
+  plan: RecursivePlan,
+  dynamic: readonly number[],
+  varying: readonly number[],
+  prefix: Prefix,
+): Branch[] {
+  const { planner } = expansion;
+  const call = branch.sources[index]!.source as RecursiveCallSource;
+  const self = freshAlias(planner);
+  const typeOf = (i: number) => termType(call.args[i]!);
+  const stepInputs = call.args.map((arg, i) =>
+    varying.includes(i)
+      ? column(self, `s${i}`, typeOf(i))
+      : dynamic.includes(i)
+        ? column(self, `k${i}`, typeOf(i))
+        : arg,
+  );
+  expansion.building.push(plan.key);
+  const steps = expandBranches(
+    expansion,
+    plan.steps.map((step) => {
+      const copy = instantiate(step, () => freshAlias(planner), stepInputs);
+      const inner = recref(copy, plan.key);
+      return {
+        sources: copy.sources.filter((s) => s.alias !== inner.alias),
+        conditions: copy.conditions,
+        outputs: [
+          ...dynamic.map((i) => column(self, `k${i}`, typeOf(i))),
+          ...varying.map((i) => inner.source.args[i]!),
+        ],
+      };
+    }),
+  );
+  expansion.building.pop();
+  const seed: Branch = {
+    sources: dynamic.length > 0 ? prefix.sources : [],
+    conditions: dynamic.length > 0 ? prefix.conditions : [],
+    outputs: [...dynamic.map((i) => call.args[i]!), ...varying.map((i) => call.args[i]!)],
+  };
+  const cte = register(expansion, {
+    columns: [
+      ...keyColumns(call, dynamic),
+      ...varying.map((i) => ({ name: `s${i}`, type: typeOf(i) })),
+    ],
+    seeds: [seed],
+    steps,
+    self,
+  });
+  expansion.selectiveCtes.add(cte);
+  recordWalk(expansion, cte, plan, call.args, dynamic, varying);
+  const demand = freshAlias(planner);
+  const inputs = call.args.map((arg, i) =>
+    varying.includes(i) ? column(demand, `s${i}`, typeOf(i)) : arg,
+  );
+  const joins = dynamic.map(
+    (i): Condition => ({
+      kind: "compare",
+      op: "=",
+      left: column(demand, `k${i}`, typeOf(i)),
+      right: call.args[i]!,
+    }),
+  );
+  return inlineExits(
+    expansion,
+    branch,
+    index,
+    plan,
+    [{ alias: demand, source: { kind: "cte", cte } }],
+    {
+      inputs,
+      joins,
+    },
+  );
+}

@@ -1,0 +1,223 @@
+/**
+ * Rows known when printing: central and context facts, param lists, and the facts a binding
+ * reads along with its query. They are filtered by the branch's literal conditions and then
+ * folded away, turned into `IN` lists or printed as VALUES holding only the columns used.
+ */
+
+import { canonicalValue } from "../check/facts.js";
+import type { Value } from "../core/value.js";
+import {
+  argColumn,
+  type Branch,
+  type Condition,
+  type CteColumn,
+  type Output,
+  type SourceRef,
+  type Term,
+} from "../plan/ir.js";
+import { mapBranch } from "../plan/rewrite.js";
+import { conditionTerms, type Runtime, staticValue } from "./resolve.js";
+
+export interface RowSource {
+  readonly columns: readonly CteColumn[];
+  rows: (readonly Value[])[];
+}
+
+export function rowSourceOf(ref: SourceRef, runtime: Runtime): RowSource | null {
+  const source = ref.source;
+  if (source.kind === "facts") {
+    return {
+      // A column of any type is never read (see `FactsSource`).
+      columns: source.types.map((type, i) => ({ name: argColumn(i), type: type ?? "?" })),
+      rows: [...runtime.facts(source.predicate, source.types)],
+    };
+  }
+  if (source.kind === "param") {
+    const ids = runtime.params.get(source.name) ?? [];
+    return {
+      columns: [{ name: argColumn(0), type: source.type }],
+      rows: [...new Set(ids)].map((id) => [{ type: source.type, id }]),
+    };
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------- facts read with a binding
+
+/**
+ * Resolves the facts a binding source reads along with its query: those with the binding's
+ * constants that pass the branch's literal conditions on the source, as `_`-slot rows.
+ */
+export function withBindingFacts(branch: Branch, runtime: Runtime): Branch {
+  const hasRows = branch.sources.some(
+    (ref) =>
+      ref.source.kind === "binding" &&
+      ref.source.facts &&
+      runtime.facts(ref.source.facts.predicate, ref.source.facts.types).length > 0,
+  );
+  if (!hasRows) return branch;
+  const sources = branch.sources.map((ref): SourceRef => {
+    const source = ref.source;
+    if (source.kind !== "binding" || !source.facts) return ref;
+    const slots = runtime.bindings.bindings[source.binding]!.slots;
+    const tests = branch.conditions.flatMap((condition) =>
+      literalTest(condition, ref.alias, runtime),
+    );
+    const seen = new Set<string>();
+    const rows: Value[][] = [];
+    for (const row of runtime.facts(source.facts.predicate, source.facts.types)) {
+      const fits = slots.every(
+        (slot, i) =>
+          slot.kind === "column" ||
+          row[i]!.id === canonicalValue({ type: slot.type, id: slot.value }).id,
+      );
+      if (!fits || !tests.every((test) => test(row))) continue;
+      const values = slots.flatMap((slot, i) => (slot.kind === "column" ? [row[i]!] : []));
+      const key = rowKey(values);
+      if (seen.has(key) || !values.every(runtime.renderable)) continue;
+      seen.add(key);
+      rows.push(values);
+    }
+    const { facts: _facts, ...plain } = source;
+    return { alias: ref.alias, source: rows.length > 0 ? { ...plain, rows } : plain };
+  });
+  return { ...branch, sources };
+}
+
+/** A test on a fact row for a condition between `alias.argN` columns and literals. */
+function literalTest(
+  condition: Condition,
+  alias: string,
+  runtime: Runtime,
+): ((row: readonly Value[]) => boolean)[] {
+  const parts = conditionTerms(condition);
+  if (!parts) return [];
+  const readers = parts.terms.map((term): ((row: readonly Value[]) => Value) | null => {
+    const value = staticValue(term, runtime);
+    if (value) return () => value;
+    if (term.kind === "column" && term.alias === alias) {
+      const position = Number(term.column.slice("arg".length));
+      return (row) => row[position]!;
+    }
+    return null;
+  });
+  if (readers.some((reader) => reader === null)) return [];
+  if (!parts.terms.some((term) => term.kind === "column")) return [];
+  return [(row) => parts.test(readers.map((reader) => reader!(row)))];
+}
+
+// ---------------------------------------------------------------- row sources
+
+/** How often each column of each alias is read, and whether only by top-level `=`. */
+function columnUses(branch: Branch): Map<string, { count: number; onlyEquality: boolean }> {
+  const uses = new Map<string, { count: number; onlyEquality: boolean }>();
+  const note = (term: Term | Output, equality: boolean) => {
+    if (term.kind !== "column") return;
+    const key = `${term.alias}.${term.column}`;
+    const use = uses.get(key) ?? { count: 0, onlyEquality: true };
+    use.count++;
+    use.onlyEquality &&= equality;
+    uses.set(key, use);
+  };
+  for (const condition of branch.conditions) {
+    if (condition.kind === "compare") {
+      const equality = condition.op === "=";
+      note(condition.left, equality);
+      note(condition.right, equality);
+    } else {
+      mapBranch(
+        { sources: [], conditions: [condition], outputs: [] },
+        {
+          alias: (a) => a,
+          term: (t) => {
+            note(t, false);
+            return t;
+          },
+        },
+      );
+    }
+  }
+  for (const output of branch.outputs) note(output, false);
+  return uses;
+}
+
+function rowKey(row: readonly Value[]): string {
+  return JSON.stringify(row.map((v) => [v.type, v.id]));
+}
+
+export function finishRowSources(
+  branch: Branch,
+  rowSources: ReadonlyMap<string, RowSource>,
+  runtime: Runtime,
+): Branch | null {
+  if (rowSources.size === 0) return branch;
+  const uses = columnUses(branch);
+  let sources: SourceRef[] = [];
+  let conditions = [...branch.conditions];
+  for (const ref of branch.sources) {
+    const source = rowSources.get(ref.alias);
+    if (!source) {
+      sources.push(ref);
+      continue;
+    }
+    const needed = source.columns.flatMap((c, i) =>
+      uses.has(`${ref.alias}.${c.name}`) ? [i] : [],
+    );
+    if (needed.length === 0) continue; // some row exists: the source is simply true
+    const seen = new Set<string>();
+    const rows: (readonly Value[])[] = [];
+    for (const row of source.rows) {
+      const projected = needed.map((i) => row[i]!);
+      if (!projected.every(runtime.renderable)) continue;
+      const key = rowKey(projected);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      rows.push(projected);
+    }
+    if (rows.length === 0) return null;
+    const columns = needed.map((i) => source.columns[i]!);
+    const only = columns.length === 1 ? uses.get(`${ref.alias}.${columns[0]!.name}`) : undefined;
+    if (
+      only &&
+      only.count === 1 &&
+      only.onlyEquality &&
+      !joinsRowSource(conditions, ref.alias, rowSources)
+    ) {
+      conditions = conditions.map((condition) => asInList(condition, ref.alias, rows));
+      continue;
+    }
+    sources = [...sources, { alias: ref.alias, source: { kind: "values", columns, rows } }];
+  }
+  return { ...branch, sources, conditions };
+}
+
+/** Whether `alias` is joined by equality to another row source (which may be folded too). */
+function joinsRowSource(
+  conditions: readonly Condition[],
+  alias: string,
+  rowSources: ReadonlyMap<string, RowSource>,
+): boolean {
+  return conditions.some(
+    (c) =>
+      c.kind === "compare" &&
+      [c.left, c.right].some((t) => t.kind === "column" && t.alias === alias) &&
+      [c.left, c.right].some(
+        (t) => t.kind === "column" && t.alias !== alias && rowSources.has(t.alias),
+      ),
+  );
+}
+
+/** `alias.c = X` with the column's values known: `X = v` or `X IN (v1, v2)`. */
+function asInList(
+  condition: Condition,
+  alias: string,
+  rows: readonly (readonly Value[])[],
+): Condition {
+  if (condition.kind !== "compare") return condition;
+  const isOurs = (term: Term) => term.kind === "column" && term.alias === alias;
+  if (!isOurs(condition.left) && !isOurs(condition.right)) return condition;
+  const other = isOurs(condition.left) ? condition.right : condition.left;
+  const values: Term[] = rows.map((row) => ({ kind: "literal", value: row[0]! }));
+  if (values.length === 1) return { kind: "compare", op: "=", left: other, right: values[0]! };
+  return { kind: "in", term: other, values };
+}
