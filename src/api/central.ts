@@ -15,7 +15,7 @@ import { formatDiagnosticLine } from "../source/format.js";
 import type { CentralFacts } from "../sql/central-facts.js";
 import { LiteralError } from "../sql/literal.js";
 import { storeBindingsYaml } from "../store/bindings.js";
-import { type FactShape, matchingFacts, readShapes } from "../store/facts.js";
+import { matchingFacts, readShapes } from "../store/facts.js";
 import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
 import {
   actionsQuery,
@@ -63,7 +63,9 @@ const EMPTY_PROGRAM: Program = (() => {
 
 export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">): PolarService {
   let shapesAt = -1;
-  let shapes: FactShape[] = [];
+  let bindings = storeBindingsYaml([]);
+  let nullary: GroundFact[] = [];
+  let secret: Buffer | null = null;
 
   /** The fact table as data bindings, refreshed when the data version changes. */
   async function storeQuestionContext(): Promise<{
@@ -74,46 +76,61 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
     const program = (await store.program()) ?? EMPTY_PROGRAM;
     const version = await store.dataVersion();
     if (version !== shapesAt) {
-      shapes = await readShapes(store.db);
+      const shapes = await readShapes(store.db);
+      // Zero-argument facts cannot be written as bindings; they are few, so inline them.
+      const facts: GroundFact[] = [];
+      for (const shape of shapes) {
+        if (shape.types.length === 0)
+          facts.push(...(await matchingFacts(store.db, shape.predicate, 0)));
+      }
+      bindings = storeBindingsYaml(shapes);
+      nullary = facts;
       shapesAt = version;
     }
-    // Zero-argument facts cannot be written as bindings; they are few, so inline them.
-    const nullary: GroundFact[] = [];
-    for (const shape of shapes) {
-      if (shape.types.length === 0)
-        nullary.push(...(await matchingFacts(store.db, shape.predicate, 0)));
-    }
+    const known = nullary;
     const central: CentralFacts = {
       facts: (predicate, arity) =>
-        arity === 0 ? nullary.filter((fact) => fact.predicate === predicate) : [],
+        arity === 0 ? known.filter((fact) => fact.predicate === predicate) : [],
     };
-    return { program, bindings: storeBindingsYaml(shapes), options: { ...clock, central } };
+    return { program, bindings, options: { ...clock, central } };
   }
 
-  async function rows<Row>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
-    return store.db.query<Row>(sql, params);
+  /**
+   * Compiles a question over the fact table with its values as parameters and runs it as a
+   * prepared statement: the same question for other ids reuses PostgreSQL's plan.
+   */
+  async function run<Row>(
+    compile: (program: Program, body: unknown, options: LocalOptions) => { sql: string },
+    body: unknown,
+    wrap?: (sql: string, next: number) => { sql: string; parameters: readonly string[] },
+  ): Promise<Row[]> {
+    const { program, bindings, options } = await storeQuestionContext();
+    const parameters: string[] = [];
+    const { sql } = compile(
+      program,
+      { ...(body as object), data_bindings: bindings },
+      {
+        ...options,
+        parameters,
+      },
+    );
+    if (!wrap) return store.db.prepared<Row>(sql, parameters);
+    const outer = wrap(sql, parameters.length + 1);
+    return store.db.prepared<Row>(outer.sql, [...parameters, ...outer.parameters]);
   }
 
   async function allowed(body: unknown): Promise<boolean> {
-    const { program, bindings, options } = await storeQuestionContext();
-    const { sql } = authorizeQuery(program, { query: body, data_bindings: bindings }, options);
-    const [row] = await rows<{ allowed: boolean }>(sql);
+    const [row] = await run<{ allowed: boolean }>(authorizeQuery, { query: body });
     return row?.allowed === true;
   }
 
-  async function selectRows(query: unknown, variables: readonly string[]) {
-    const { program, bindings, options } = await storeQuestionContext();
+  /** `evaluate_query_local` in select mode, output columns `c0`, `c1`, … by variable. */
+  function selectBody(query: unknown, variables: readonly string[]) {
     const names = Object.fromEntries(variables.map((v, i) => [v, `c${i}`]));
-    const { sql } = evaluateQueryLocal(
-      program,
-      {
-        query,
-        data_bindings: bindings,
-        mode: { mode: "select", query_vars_to_output_column_names: names },
-      },
-      options,
-    );
-    return { sql, names };
+    return {
+      body: { query, mode: { mode: "select", query_vars_to_output_column_names: names } },
+      names,
+    };
   }
 
   return {
@@ -212,10 +229,9 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
           },
           context_facts: request.context_facts,
         };
-        const ok = await guard(async () => {
-          const { sql } = await selectRows(query, ["resource"]);
-          return rows<{ c0: unknown }>(sql);
-        });
+        const ok = await guard(() =>
+          run<{ c0: unknown }>(evaluateQueryLocal, selectBody(query, ["resource"]).body),
+        );
         for (const row of ok) {
           if (row.c0 === null) for (const id of ids) permitted.add(`${type}\u0000${id}`);
           else permitted.add(`${type}\u0000${String(row.c0)}`);
@@ -262,15 +278,15 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
         },
         context_facts: request.context_facts,
       };
-      const found = await guard(async () => {
-        const { sql } = await selectRows(query, ["resource"]);
-        return rows<{ id: string }>(
-          `SELECT id FROM (SELECT DISTINCT COALESCE(CAST(x.c0 AS text), '*') AS id FROM (${sql}) AS x) AS p
-           WHERE $1::text IS NULL OR id COLLATE "C" > $1::text
-           ORDER BY id COLLATE "C" LIMIT $2`,
-          [after, pageSize + 1],
-        );
-      });
+      const found = await guard(() =>
+        run<{ id: string }>(evaluateQueryLocal, selectBody(query, ["resource"]).body, (sql, n) => ({
+          // The first page has no `after`: the empty string precedes every id.
+          sql: `SELECT id FROM (SELECT DISTINCT COALESCE(CAST(x.c0 AS text), '*') AS id FROM (${sql}) AS x) AS p
+             WHERE id COLLATE "C" > CAST($${n} AS text)
+             ORDER BY id COLLATE "C" LIMIT CAST($${n + 1} AS bigint)`,
+          parameters: [after ?? "", String(pageSize + 1)],
+        })),
+      );
       const results = found.slice(0, pageSize).map((row) => row.id);
       const more = found.length > pageSize;
       const next = more
@@ -281,11 +297,9 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
 
     async actions(body) {
       parseBody(actionsBodySchema, body);
-      const found = await guard(async () => {
-        const { program, bindings, options } = await storeQuestionContext();
-        const { sql } = actionsQuery(program, { query: body, data_bindings: bindings }, options);
-        return rows<{ actions: string | null }>(sql);
-      });
+      const found = await guard(() =>
+        run<{ actions: string | null }>(actionsQuery, { query: body }),
+      );
       const results = [...new Set(found.map((row) => row.actions ?? "*"))].sort(codePointOrder);
       return { body: { results } };
     },
@@ -294,8 +308,8 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
       const query = parseBody(querySchema, body);
       const variables = Object.keys(query.constraints);
       const found = await guard(async () => {
-        const { sql, names } = await selectRows(body, variables);
-        return { rows: await rows<Record<string, unknown>>(sql), names };
+        const { body: select, names } = selectBody(body, variables);
+        return { rows: await run<Record<string, unknown>>(evaluateQueryLocal, select), names };
       });
       if (variables.length === 0) {
         const [row] = found.rows as { result?: boolean }[];
@@ -407,10 +421,13 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
   }
 
   async function tokenSecret(): Promise<Buffer> {
-    const [row] = await rows<{ value: string }>(
-      "SELECT value FROM polar_meta WHERE key = 'token_secret'",
-    );
-    return Buffer.from(row!.value, "utf8");
+    if (!secret) {
+      const [row] = await store.db.query<{ value: string }>(
+        "SELECT value FROM polar_meta WHERE key = 'token_secret'",
+      );
+      secret = Buffer.from(row!.value, "utf8");
+    }
+    return secret;
   }
 
   async function writeToken(token: PageToken): Promise<string> {

@@ -38,6 +38,8 @@ export interface LocalOptions {
   readonly central?: CentralFacts;
   /** Unix seconds for `@current_unix_time`; defaults to the system clock. */
   readonly now?: () => bigint;
+  /** Values as `$n` parameters collected here instead of literals (see `PrintOptions`). */
+  readonly parameters?: string[];
 }
 
 /** A request the local endpoints reject (HTTP 400); the message follows the house style. */
@@ -110,6 +112,7 @@ function print(
     contextFacts: contextFactsFor(program, contextFacts),
     ...(options.central && { central: options.central }),
     ...(options.now && { now: options.now }),
+    ...(options.parameters && { parameters: options.parameters }),
   });
 }
 

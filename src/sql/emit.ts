@@ -10,15 +10,19 @@ import type {
   Branch,
   Condition,
   CteColumn,
+  LiteralTerm,
   Output,
+  ParamTerm,
   PlanOutput,
   RecursiveCte,
   SourceRef,
   Term,
+  TimeTerm,
 } from "../plan/ir.js";
 import { argColumn, termType } from "../plan/ir.js";
 import {
   quoteIdentifier,
+  renderParameter,
   renderTypedLiteral,
   renderTypedNull,
   renderValue,
@@ -39,6 +43,15 @@ export type Shape =
 
 type Sql = RawBuilder<unknown>;
 
+/** Where a parameter's value comes from: a constant, a question param, or the clock. */
+export type ValueOrigin = LiteralTerm | ParamTerm | TimeTerm;
+
+/** The `$n` parameters of a statement, `$1` first, with their origins. */
+export interface Parameters {
+  readonly values: string[];
+  readonly origins: ValueOrigin[];
+}
+
 const raw = (text: string): Sql => sql.raw(text);
 const join = (parts: readonly Sql[], separator: string): Sql => sql.join(parts, raw(separator));
 
@@ -53,6 +66,11 @@ interface Context {
   readonly aliasPrefix: string;
   /** Rendered literals of this statement (the same ids recur in many branches). */
   readonly literals: Map<string, string>;
+  /**
+   * When set, values become `$n` parameters collected here instead of literals, and `origins`
+   * records where each came from (so a cached text can be reused with other values).
+   */
+  readonly parameters: Parameters | undefined;
 }
 
 /**
@@ -66,8 +84,9 @@ export function emitStatement(
   outputs: readonly PlanOutput[],
   bindings: DataBindings,
   shape: Shape,
+  parameters?: Parameters,
 ): Sql {
-  const context = namesFor(plan, outputs, bindings, shape);
+  const context = namesFor(plan, outputs, bindings, shape, parameters);
   switch (shape.kind) {
     case "exists":
       return emitExists(context, shape.column);
@@ -128,6 +147,7 @@ function namesFor(
   outputs: readonly PlanOutput[],
   bindings: DataBindings,
   shape: Shape,
+  parameters: Parameters | undefined,
 ): Context {
   const used = usedBindings(plan);
   const queries = lowercaseQueries(bindings);
@@ -151,6 +171,7 @@ function namesFor(
     cteNames,
     aliasPrefix: clash ? prefix : "",
     literals: new Map(),
+    parameters,
   };
 }
 
@@ -188,11 +209,31 @@ function alias(context: Context, name: string): string {
   return `${context.aliasPrefix}${name}`;
 }
 
-function literalSql(context: Context, value: Value): string {
-  const key = `${value.type}\u0000${value.id}`;
+/**
+ * A value's SQL: a literal, or a `$n` parameter. Parameters are shared by origin (a param
+ * or the clock is one `$n` however often it is read), literals by value.
+ */
+function literalSql(
+  context: Context,
+  value: Value,
+  origin: ValueOrigin = { kind: "literal", value },
+): string {
+  const key =
+    !context.parameters || origin.kind === "literal"
+      ? `${value.type}\u0000${value.id}`
+      : origin.kind === "param"
+        ? `\u0001${origin.name}`
+        : "\u0002";
   let text = context.literals.get(key);
   if (text === undefined) {
-    const rendered = renderValue(value, sqlTypeFor(context, value.type));
+    const sqlType = sqlTypeFor(context, value.type);
+    let rendered: string | null;
+    if (context.parameters) {
+      rendered = renderParameter(value, sqlType, context.parameters.values);
+      if (rendered !== null) context.parameters.origins.push(origin);
+    } else {
+      rendered = renderValue(value, sqlType);
+    }
     if (rendered === null)
       throw new Error(`internal: unrenderable literal ${value.type} ${value.id}`);
     text = rendered;
@@ -201,7 +242,9 @@ function literalSql(context: Context, value: Value): string {
   return text;
 }
 
-function typedLiteralSql(context: Context, value: Value): string {
+function typedLiteralSql(context: Context, value: Value, origin?: ValueOrigin): string {
+  // Parameters always carry their type.
+  if (context.parameters) return literalSql(context, value, origin);
   const text = renderTypedLiteral(value, sqlTypeFor(context, value.type));
   if (text === null) throw new Error(`internal: unrenderable literal ${value.type} ${value.id}`);
   return text;
@@ -219,7 +262,7 @@ function termSql(context: Context, term: Term): string {
       return context.shape.column;
     case "param":
     case "time":
-      return literalSql(context, staticValue(term, context.plan)!);
+      return literalSql(context, staticValue(term, context.plan)!, term);
     case "input":
       throw new Error(`internal: unresolved ${term.kind} term`);
     default: {
@@ -233,7 +276,7 @@ function termSql(context: Context, term: Term): string {
 function selectedSql(context: Context, output: Output, type: string): string {
   if (output.kind === "any") return renderTypedNull(type, sqlTypeFor(context, type));
   const value = staticValue(output, context.plan);
-  if (value) return typedLiteralSql(context, value);
+  if (value) return typedLiteralSql(context, value, output as ValueOrigin);
   return termSql(context, output);
 }
 

@@ -174,6 +174,39 @@ export function renderTypedLiteral(value: Value, sqlType?: string): string | nul
 }
 
 /**
+ * A value as a statement parameter instead of a literal, for the central store's prepared
+ * statements: appends the value's text to `parameters` and returns `CAST($n AS <type>)`.
+ * Validation and null as in `renderValue`; integer-family ids are cast to `bigint`.
+ *
+ *   renderParameter({ type: "User", id: "ada" }, undefined, params) // "CAST($1 AS text)"
+ */
+export function renderParameter(
+  value: Value,
+  sqlType: string | undefined,
+  parameters: string[],
+): string | null {
+  const text = parameterText(value, sqlType);
+  if (text === null) return null;
+  let type = sqlTypeOf(value.type, sqlType);
+  if (kindOf(value.type) === "entity" && sqlType !== undefined) {
+    const family = sqlTypeFamily(normalizedOrThrow(sqlType));
+    if (family === "integer") type = "bigint";
+    if (family === "decimal") type = "numeric";
+  }
+  parameters.push(text);
+  return `CAST($${parameters.length} AS ${type})`;
+}
+
+/**
+ * The text sent for a value as a parameter (canonical integers); null when `renderValue`
+ * would give null, and the same errors.
+ */
+export function parameterText(value: Value, sqlType: string | undefined): string | null {
+  if (render(value, sqlType, false) === null) return null;
+  return kindOf(value.type) === "Integer" ? parseInteger(value.id)!.toString() : value.id;
+}
+
+/**
  * The SQL type that holds values of Polar type `type`: `text`, `bigint`, `boolean`, or the
  * cast form of the entity type's `sql_types` entry (`text` without one).
  *

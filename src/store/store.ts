@@ -77,15 +77,33 @@ export async function openStore(options: StoreOptions = {}): Promise<FactStore> 
     ? await openPostgres({ connectionString: options.databaseUrl })
     : await openPglite(options.dataDir ? { dataDir: options.dataDir } : {});
   await migrate(db);
-  return createStore(db, options.policyRefreshMs ?? 1000);
+  const store = createStore(db, options.policyRefreshMs ?? 1000);
+  await store.follow();
+  return store;
 }
 
-function createStore(db: SqlExecutor, refreshMs: number): FactStore {
+/** Every write notifies this channel with the new data version, for the other instances. */
+const CHANGES_CHANNEL = "polar_sql_changes";
+
+function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow(): Promise<void> } {
   let active: ActivePolicy | null = null;
   let checkedAt = -Infinity;
+  // While notifications are followed, the data version is known without asking, and the
+  // policy is re-read only after a change; otherwise both are read as before (policy: TTL).
+  let following = false;
+  let knownVersion: number | null = null;
+  let policyStale = true;
+
+  function learnVersion(version: number): void {
+    if (knownVersion !== null && version <= knownVersion) return;
+    knownVersion = version;
+    policyStale = true;
+  }
 
   async function loadActive(): Promise<ActivePolicy | null> {
-    if (Date.now() - checkedAt < refreshMs) return active;
+    const fresh = following ? !policyStale : Date.now() - checkedAt < refreshMs;
+    if (fresh) return active;
+    policyStale = false; // before reading: a change noticed meanwhile reads again
     const rows = await db.query<{ version: string; src: string; filename: string | null }>(
       `SELECT version, src, filename FROM ${POLICY_TABLE} ORDER BY version DESC LIMIT 1`,
     );
@@ -105,11 +123,21 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore {
     return active;
   }
 
+  /** The next data version, announced to the other instances when the transaction commits. */
   async function bumpVersion(tx: SqlExecutor): Promise<number> {
     const rows = await tx.query<{ value: string }>(
-      `UPDATE ${META_TABLE} SET value = (value::bigint + 1)::text WHERE key = 'data_version' RETURNING value`,
+      `WITH bumped AS (
+         UPDATE ${META_TABLE} SET value = (value::bigint + 1)::text WHERE key = 'data_version'
+         RETURNING value)
+       SELECT value, pg_notify('${CHANGES_CHANNEL}', value) FROM bumped`,
     );
     return Number(rows[0]!.value);
+  }
+
+  /** After this instance's own commit: known at once, without waiting for the notification. */
+  function committed(version: number): number {
+    if (following && knownVersion !== null && version > knownVersion) knownVersion = version;
+    return version;
   }
 
   function validateInserts(program: Program | null, facts: readonly GroundFact[]): GroundFact[] {
@@ -135,6 +163,23 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore {
 
   return {
     db,
+    async follow() {
+      await db.listen(CHANGES_CHANNEL, {
+        notice: (payload) => {
+          const version = Number(payload);
+          if (Number.isSafeInteger(version)) learnVersion(version);
+        },
+        lost: () => {
+          following = false;
+          knownVersion = null;
+        },
+        listening: () => {
+          following = true;
+          policyStale = true;
+        },
+      });
+      following = true;
+    },
     async applyBatch(changesets) {
       const program = (await loadActive())?.program ?? null;
       // Validate everything before the transaction so a bad fact costs no write at all.
@@ -158,6 +203,7 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore {
         }
         return version;
       });
+      committed(version);
       await statistics.changed(changed);
       return version;
     },
@@ -176,6 +222,7 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore {
         await clearFacts(tx);
         return version;
       });
+      committed(version);
       await statistics.cleared();
       return version;
     },
@@ -187,15 +234,15 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore {
         const errors = checked.diagnostics.filter((d) => d.severity === "error");
         throw new StoreError(errors[0]?.message ?? "invalid policy", errors);
       }
-      await db.transaction(async (tx) => {
+      const version = await db.transaction(async (tx) => {
         await tx.query(`INSERT INTO ${POLICY_TABLE} (src, filename) VALUES ($1, $2)`, [
           src,
           filename,
         ]);
-        await bumpVersion(tx);
+        return bumpVersion(tx);
       });
-      checkedAt = -Infinity;
-      await loadActive();
+      committed(version);
+      await loadActiveFresh();
       return "updated";
     },
     async policy() {
@@ -205,16 +252,20 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore {
       return (await loadActive())?.program ?? null;
     },
     async dataVersion() {
+      if (following && knownVersion !== null) return knownVersion;
       const rows = await db.query<{ value: string }>(
         `SELECT value FROM ${META_TABLE} WHERE key = 'data_version'`,
       );
-      return Number(rows[0]?.value ?? 0);
+      const version = Number(rows[0]?.value ?? 0);
+      if (following) learnVersion(version);
+      return version;
     },
     close: () => db.close(),
   };
 
   async function loadActiveFresh(): Promise<ActivePolicy | null> {
     checkedAt = -Infinity;
+    policyStale = true;
     return loadActive();
   }
 }

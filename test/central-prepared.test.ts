@@ -1,0 +1,279 @@
+/**
+ * How the central service runs questions fast (issue 5): values as `$n` parameters, one
+ * statement text per question shape (printed once), prepared statements per session, and the
+ * change feed that lets an instance know the data version without asking.
+ */
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { authorizeQuery, listQuery } from "../src/api/local.js";
+import { checkPolicyOrThrow } from "../src/check/check.js";
+import { openPglite, openPostgres, type SqlExecutor } from "../src/store/executor.js";
+import { openStore } from "../src/store/store.js";
+import { serviceEngines, serverSchema } from "./support/central-services.js";
+
+const databaseUrl = process.env.DATABASE_URL;
+
+const POLICY = `
+actor User {}
+resource Org {
+  roles = ["member", "admin"];
+  permissions = ["read", "manage"];
+  "member" if "admin";
+  "read" if "member";
+  "manage" if "admin";
+}
+resource Doc {
+  permissions = ["read"];
+  relations = { org: Org };
+  "read" if "read" on "org";
+  "read" if is_public(resource);
+}
+allow(_: User, "read", doc: Doc) if doc = Doc{"lobby"};
+allow(user: User, "manage", _: Org) if user = User{"root"};
+allow(actor: Actor, action: String, resource: Resource) if has_permission(actor, action, resource);
+allow(_: User, "read", _: Doc) if @current_unix_time < 1000;
+`;
+const program = checkPolicyOrThrow([{ name: "p.polar", text: POLICY }]);
+const BINDINGS = `
+facts:
+  "has_role(User:_, String:_, Org:_)":
+    query: SELECT u, r, o FROM roles
+  "has_relation(Doc:_, org, Org:_)":
+    query: SELECT d, o FROM docs
+  "is_public(Doc:_)":
+    query: SELECT d FROM docs WHERE public
+`;
+
+const authorize = (actor: string, action: string, type: string, id: string) => ({
+  query: {
+    actor_type: "User",
+    actor_id: actor,
+    action,
+    resource_type: type,
+    resource_id: id,
+  },
+  data_bindings: BINDINGS,
+});
+
+const later = { now: () => 5000n };
+
+describe("statements with values as parameters", () => {
+  it("print one text per shape, with the ids only in the parameters", () => {
+    const first: string[] = [];
+    const second: string[] = [];
+    const a = authorizeQuery(program, authorize("ada", "read", "Doc", "d1"), {
+      ...later,
+      parameters: first,
+    });
+    const b = authorizeQuery(program, authorize("bo'b", "read", "Doc", "x;--"), {
+      ...later,
+      parameters: second,
+    });
+    expect(b.sql).toBe(a.sql);
+    expect(a.sql).toContain("CAST($1 AS text)");
+    expect(a.sql).not.toContain("ada");
+    expect(first).toContain("ada");
+    expect(second).toContain("bo'b");
+    expect(second).toContain("x;--");
+    expect(second).toHaveLength(first.length);
+  });
+
+  it("print a new text when the ids decide which rules apply", () => {
+    const lobby = authorizeQuery(program, authorize("ada", "read", "Doc", "lobby"), {
+      ...later,
+      parameters: [],
+    });
+    const other = authorizeQuery(program, authorize("ada", "read", "Doc", "d1"), {
+      ...later,
+      parameters: [],
+    });
+    // The `doc = Doc{"lobby"}` rule is decided while printing: always true for `lobby`.
+    expect(lobby.sql).not.toBe(other.sql);
+  });
+
+  it("print the clock's decisions per request, not once per shape", () => {
+    const early = authorizeQuery(program, authorize("ada", "read", "Doc", "d1"), {
+      now: () => 10n,
+      parameters: [],
+    });
+    const late = authorizeQuery(program, authorize("ada", "read", "Doc", "d1"), {
+      ...later,
+      parameters: [],
+    });
+    expect(early.sql).not.toBe(late.sql);
+  });
+
+  it("leave local SQL without placeholders", () => {
+    const { sql } = listQuery(program, {
+      query: { actor_type: "User", actor_id: "ada", action: "read", resource_type: "Doc" },
+      column: "docs.d",
+      data_bindings: BINDINGS,
+    });
+    expect(sql).not.toMatch(/\$\d/);
+    expect(sql).toContain("'ada'");
+  });
+});
+
+interface Engine {
+  readonly name: string;
+  open(): Promise<SqlExecutor>;
+}
+
+const engines: Engine[] = [{ name: "pglite", open: () => openPglite() }];
+if (databaseUrl) {
+  engines.push({
+    name: "postgres",
+    async open() {
+      const schema = await serverSchema(databaseUrl, "prepared");
+      const db = await openPostgres({ connectionString: schema.url, max: 3 });
+      cleanups.push(() => schema.drop());
+      return db;
+    },
+  });
+}
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+describe.each(engines)("prepared statements on $name", (engine) => {
+  let opened: Promise<SqlExecutor> | undefined;
+  const db = () => {
+    opened ??= engine.open().then(async (db) => {
+      cleanups.push(() => db.close());
+      await db.query("CREATE TABLE roles (u text, r text, o text)");
+      await db.query("CREATE TABLE docs (d text, o text, public boolean)");
+      return db;
+    });
+    return opened;
+  };
+
+  it("answer exactly as the statement with literals, for any ids and data", async () => {
+    const executor = await db();
+    const id = fc.constantFrom("ada", "bo'b", "x\\y", "ü", "lobby", "d1", "o1", "$1", "");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(id, fc.constantFrom("member", "admin"), id), { maxLength: 6 }),
+        fc.array(fc.tuple(id, id, fc.boolean()), { maxLength: 6 }),
+        fc.array(fc.tuple(id, fc.constantFrom("read", "manage"), id), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        async (roles, docs, questions) => {
+          await executor.transaction(async (tx) => {
+            await tx.query("DELETE FROM roles");
+            await tx.query("DELETE FROM docs");
+            for (const row of roles) await tx.query("INSERT INTO roles VALUES ($1, $2, $3)", row);
+            for (const row of docs) await tx.query("INSERT INTO docs VALUES ($1, $2, $3)", row);
+          });
+          for (const [actor, action, resource] of questions) {
+            for (const type of ["Doc", "Org"]) {
+              const body = authorize(actor || "a", action, type, resource || "r");
+              const literal = authorizeQuery(program, body, later);
+              const parameters: string[] = [];
+              const prepared = authorizeQuery(program, body, { ...later, parameters });
+              const [expected] = await executor.query<{ allowed: boolean }>(literal.sql);
+              // Twice: the second run is the prepared one.
+              for (let i = 0; i < 2; i++) {
+                const [row] = await executor.prepared<{ allowed: boolean }>(
+                  prepared.sql,
+                  parameters,
+                );
+                expect(row?.allowed).toBe(expected?.allowed);
+              }
+            }
+          }
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+
+  it("keep working past the per-session limit of prepared statements", async () => {
+    const executor = await db();
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 230; i++) {
+        const sql = `SELECT CAST($1 AS bigint) + ${i} AS n`;
+        const [row] = await executor.prepared<{ n: string | number }>(sql, [String(round)]);
+        expect(Number(row!.n)).toBe(round + i);
+      }
+    }
+  });
+
+  it("report a failing statement and go on", async () => {
+    const executor = await db();
+    const sql = "SELECT CAST($1 AS bigint) AS n";
+    await executor.prepared(sql, ["1"]);
+    await expect(executor.prepared(sql, ["not a number"])).rejects.toThrow(/bigint/);
+    const [row] = await executor.prepared<{ n: string | number }>(sql, ["7"]);
+    expect(Number(row!.n)).toBe(7);
+  });
+});
+
+describe.each(serviceEngines({ now: () => 5000n }))("service answers on $name", (engine) => {
+  it("reuse no answer across ids or the clock", async () => {
+    const service = await engine.fresh();
+    await service.postPolicy({ src: POLICY, filename: "p.polar" }, {});
+    const ask = async (actor: string, action: string, type: string, id: string) => {
+      const reply = await service.authorize({
+        actor_type: "User",
+        actor_id: actor,
+        action,
+        resource_type: type,
+        resource_id: id,
+      });
+      return (reply.body as { allowed: boolean }).allowed;
+    };
+    await service.batch([
+      {
+        inserts: [
+          {
+            predicate: "has_role",
+            args: [
+              { type: "User", id: "ada" },
+              { type: "String", id: "admin" },
+              { type: "Org", id: "o1" },
+            ],
+          },
+        ],
+      },
+    ]);
+    for (let i = 0; i < 3; i++) {
+      expect(await ask("ada", "read", "Doc", "lobby")).toBe(true);
+      expect(await ask("ada", "read", "Doc", "d1")).toBe(false);
+      expect(await ask("root", "manage", "Org", "o9")).toBe(true);
+      expect(await ask("ada", "manage", "Org", "o1")).toBe(true);
+      expect(await ask("ada", "manage", "Org", "o2")).toBe(false);
+      expect(await ask("bo", "manage", "Org", "o1")).toBe(false);
+    }
+  });
+});
+
+describe.runIf(databaseUrl)("instances sharing one database", () => {
+  it("learn each other's writes and policies from notifications", async () => {
+    const schema = await serverSchema(databaseUrl!, "feed");
+    cleanups.push(() => schema.drop());
+    const a = await openStore({ databaseUrl: schema.url, policyRefreshMs: 3_600_000 });
+    const b = await openStore({ databaseUrl: schema.url, policyRefreshMs: 3_600_000 });
+    cleanups.push(() => a.close());
+    cleanups.push(() => b.close());
+    await a.setPolicy(POLICY, "p.polar");
+    const before = await b.dataVersion();
+    const written = await a.applyBatch([
+      {
+        inserts: [
+          {
+            predicate: "is_public",
+            args: [{ type: "Doc", id: "d1" }],
+          },
+        ],
+      },
+    ]);
+    expect(written).toBeGreaterThan(before);
+    await expect.poll(() => b.dataVersion(), { timeout: 5000 }).toBe(written);
+    await a.setPolicy(`${POLICY}\n# v2\n`, "p2.polar");
+    await expect
+      .poll(async () => (await b.policy())?.filename, { timeout: 5000 })
+      .toBe("p2.polar");
+  });
+});
