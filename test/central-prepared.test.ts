@@ -9,7 +9,7 @@ import { authorizeQuery, listQuery } from "../src/api/local.js";
 import { checkPolicyOrThrow } from "../src/check/check.js";
 import { openPglite, openPostgres, type SqlExecutor } from "../src/store/executor.js";
 import { openStore } from "../src/store/store.js";
-import { serviceEngines, serverSchema } from "./support/central-services.js";
+import { serverSchema, serviceEngines } from "./support/central-services.js";
 
 const databaseUrl = process.env.DATABASE_URL;
 
@@ -246,6 +246,26 @@ describe.each(serviceEngines({ now: () => 5000n }))("service answers on $name", 
       expect(await ask("ada", "manage", "Org", "o2")).toBe(false);
       expect(await ask("bo", "manage", "Org", "o1")).toBe(false);
     }
+    // The shape's text is printed by now; context facts still count.
+    const withContext = await service.authorize({
+      actor_type: "User",
+      actor_id: "bo",
+      action: "manage",
+      resource_type: "Org",
+      resource_id: "o1",
+      context_facts: [
+        {
+          predicate: "has_role",
+          args: [
+            { type: "User", id: "bo" },
+            { type: "String", id: "admin" },
+            { type: "Org", id: "o1" },
+          ],
+        },
+      ],
+    });
+    expect(withContext.body).toEqual({ allowed: true });
+    expect(await ask("bo", "manage", "Org", "o1")).toBe(false);
   });
 });
 
@@ -272,8 +292,6 @@ describe.runIf(databaseUrl)("instances sharing one database", () => {
     expect(written).toBeGreaterThan(before);
     await expect.poll(() => b.dataVersion(), { timeout: 5000 }).toBe(written);
     await a.setPolicy(`${POLICY}\n# v2\n`, "p2.polar");
-    await expect
-      .poll(async () => (await b.policy())?.filename, { timeout: 5000 })
-      .toBe("p2.polar");
+    await expect.poll(async () => (await b.policy())?.filename, { timeout: 5000 }).toBe("p2.polar");
   });
 });

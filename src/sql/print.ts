@@ -7,7 +7,7 @@ import type { DataBindings } from "../bindings/types.js";
 import type { GroundFact, Value } from "../core/value.js";
 import type { Branch, Plan, Term } from "../plan/ir.js";
 import { mapBranch } from "../plan/rewrite.js";
-import { type CentralFacts, factRows, NO_CENTRAL_FACTS } from "./central-facts.js";
+import { type CentralFacts, type FactRows, factRows, NO_CENTRAL_FACTS } from "./central-facts.js";
 import { emitStatement, type Parameters, type Shape, type ValueOrigin } from "./emit.js";
 import { postgres } from "./kysely.js";
 import { LiteralError, parameterText, renderValue } from "./literal.js";
@@ -56,10 +56,11 @@ export function printPlan(
 ): RawBuilder<unknown> {
   const now = (options.now ?? systemNow)();
   const renderable = renderableIn(bindings);
+  const facts = factRows(options.central ?? NO_CENTRAL_FACTS, options.contextFacts ?? []);
   const emit = (parameters?: Parameters) => {
     const resolved = resolvePlan(plan, {
       params,
-      facts: factRows(options.central ?? NO_CENTRAL_FACTS, options.contextFacts ?? []),
+      facts,
       now,
       renderable,
       bindings,
@@ -68,11 +69,10 @@ export function printPlan(
     return emitStatement(resolved, plan.outputs, bindings, shape, parameters);
   };
   if (!options.parameters) return emit();
-  const paramTypes = shapeOnlyParams(plan);
-  if (!paramTypes || !paramsRenderable(paramTypes, params, renderable)) {
+  if (!sameTextForEveryValue(plan, params, facts, renderable)) {
     return emit({ values: options.parameters, origins: [] });
   }
-  // The text is the same for every request of this shape: print once, then fill in values.
+  // Print once per shape, then only fill in this request's values.
   const key = JSON.stringify([shape, [...params].map(([name, ids]) => [name, ids.length])]);
   let texts = printedTexts.get(plan);
   if (!texts) {
@@ -101,74 +101,91 @@ interface PrintedText {
 const printedTexts = new WeakMap<Plan, Map<string, PrintedText>>();
 const MAX_TEXTS_PER_PLAN = 16;
 
-const shapeOnly = new WeakMap<Plan, ReadonlyMap<string, string> | null>();
+/** What resolving a plan reads besides params and the clock, when that is all it reads. */
+interface ValueReads {
+  readonly paramTypes: ReadonlyMap<string, string>;
+  /** Fact lookups (predicate, argument types); the text is fixed only while all are empty. */
+  readonly facts: readonly {
+    readonly predicate: string;
+    readonly types: readonly (string | null)[];
+  }[];
+}
+
+const valueReads = new WeakMap<Plan, ValueReads | null>();
 
 /**
- * Whether resolving the plan can only keep or drop its parts by the shape of a request, never
- * by its values: no central, context or param rows to read, and no condition decided from
- * params or the clock alone. Then, with every value written as a parameter, the statement
- * text is one per shape. Returns the types of the params it reads, or null.
+ * Whether, with every value written as a parameter, this request prints the same text as any
+ * other of its shape. Resolution then keeps or drops parts of the plan by shape alone: no
+ * param list rows and no condition decided from params or the clock alone (checked once per
+ * plan), no central or context fact rows to read, and every param id writable.
  */
-function shapeOnlyParams(plan: Plan): ReadonlyMap<string, string> | null {
-  let known = shapeOnly.get(plan);
-  if (known === undefined) {
-    const branches = [...plan.branches, ...plan.ctes.flatMap((c) => [...c.seeds, ...c.steps])];
-    const types = new Map<string, string>();
-    const collect = {
-      alias: (alias: string) => alias,
-      term: (term: Term) => {
-        if (term.kind === "param") types.set(term.name, term.type);
-        return term;
-      },
-    };
-    const ok = branches.every((branch) => {
-      mapBranch(branch, collect);
-      return branchDependsOnlyOnShape(branch);
-    });
-    known = ok ? types : null;
-    shapeOnly.set(plan, known);
-  }
-  return known;
-}
-
-function branchDependsOnlyOnShape(branch: Branch): boolean {
-  for (const { source } of branch.sources) {
-    switch (source.kind) {
-      case "facts":
-      case "param":
-      case "values":
-        return false;
-      case "binding":
-        if (source.facts || source.rows) return false;
-        break;
-      default:
-        break;
-    }
-  }
-  for (const condition of branch.conditions) {
-    if (condition.kind === "not_exists") {
-      if (!condition.branches.every(branchDependsOnlyOnShape)) return false;
-      continue;
-    }
-    const { terms } = conditionTerms(condition)!;
-    const decided = terms.every(
-      (t) => t.kind === "literal" || t.kind === "param" || t.kind === "time",
-    );
-    if (decided && terms.some((t) => t.kind !== "literal")) return false;
-  }
-  return true;
-}
-
-/** Whether every param id can be written for its type (else resolution drops branches). */
-function paramsRenderable(
-  types: ReadonlyMap<string, string>,
+function sameTextForEveryValue(
+  plan: Plan,
   params: ReadonlyMap<string, readonly string[]>,
+  facts: FactRows,
   renderable: (value: Value) => boolean,
 ): boolean {
-  for (const [name, type] of types) {
+  let reads = valueReads.get(plan);
+  if (reads === undefined) {
+    reads = readsOf(plan);
+    valueReads.set(plan, reads);
+  }
+  if (!reads) return false;
+  for (const lookup of reads.facts) {
+    if (facts(lookup.predicate, lookup.types).length > 0) return false;
+  }
+  for (const [name, type] of reads.paramTypes) {
     if (!(params.get(name) ?? []).every((id) => renderable({ type, id }))) return false;
   }
   return true;
+}
+
+function readsOf(plan: Plan): ValueReads | null {
+  const paramTypes = new Map<string, string>();
+  const facts: ValueReads["facts"][number][] = [];
+  const collect = {
+    alias: (alias: string) => alias,
+    term: (term: Term) => {
+      if (term.kind === "param") paramTypes.set(term.name, term.type);
+      return term;
+    },
+  };
+  const shapeOnly = (branch: Branch): boolean => {
+    for (const { source } of branch.sources) {
+      switch (source.kind) {
+        case "facts":
+          facts.push(source);
+          break;
+        case "binding":
+          if (source.rows) return false;
+          if (source.facts) facts.push(source.facts);
+          break;
+        case "param":
+        case "values":
+          return false;
+        default:
+          break;
+      }
+    }
+    for (const condition of branch.conditions) {
+      if (condition.kind === "not_exists") {
+        if (!condition.branches.every(shapeOnly)) return false;
+        continue;
+      }
+      const { terms } = conditionTerms(condition)!;
+      const decided = terms.every(
+        (t) => t.kind === "literal" || t.kind === "param" || t.kind === "time",
+      );
+      if (decided && terms.some((t) => t.kind !== "literal")) return false;
+    }
+    return true;
+  };
+  const branches = [...plan.branches, ...plan.ctes.flatMap((c) => [...c.seeds, ...c.steps])];
+  for (const branch of branches) {
+    mapBranch(branch, collect);
+    if (!shapeOnly(branch)) return null;
+  }
+  return { paramTypes, facts };
 }
 
 /** The SQL text of a statement built by `printPlan` (values inlined unless printed as parameters). */
