@@ -103,6 +103,38 @@ describe("statements with values as parameters", () => {
     expect(early.sql).not.toBe(late.sql);
   });
 
+  it("ask central facts for what the question's constants fix, and inline only those", () => {
+    const asked: string[] = [];
+    const role = (user: string, org: string) => ({
+      predicate: "has_role",
+      args: [
+        { type: "User", id: user },
+        { type: "String", id: "admin" },
+        { type: "Org", id: org },
+      ],
+    });
+    const central = {
+      facts(predicate: string, arity: number, pattern: readonly ({ id: string } | null)[] = []) {
+        asked.push(`${predicate}/${arity} ${pattern.map((v) => v?.id ?? "_").join(",")}`);
+        return predicate === "has_role" ? [role("ada", "o1"), role("bo", "o2")] : [];
+      },
+    };
+    const body = {
+      query: {
+        actor_type: "User",
+        actor_id: "ada",
+        action: "manage",
+        resource_type: "Org",
+        resource_id: "o1",
+      },
+      data_bindings: "facts:\n",
+    };
+    const { sql } = authorizeQuery(program, body, { ...later, central });
+    expect(asked).toContain("has_role/3 ada,admin,o1");
+    expect(sql).toContain("'ada'");
+    expect(sql).not.toContain("'bo'");
+  });
+
   it("leave local SQL without placeholders", () => {
     const { sql } = listQuery(program, {
       query: { actor_type: "User", actor_id: "ada", action: "read", resource_type: "Doc" },

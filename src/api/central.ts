@@ -66,6 +66,8 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
   let bindings = storeBindingsYaml([]);
   let nullary: GroundFact[] = [];
   let secret: Buffer | null = null;
+  /** Stored facts loaded for local questions, by lookup; valid for one data version. */
+  let loaded = { version: -1, lookups: new Map<string, GroundFact[]>(), rows: 0 };
 
   /** The fact table as data bindings, refreshed when the data version changes. */
   async function storeQuestionContext(): Promise<{
@@ -387,35 +389,39 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
 
   /**
    * A local question asked of the service: stored facts are its central facts. The compiler
-   * asks for the facts it needs by (predicate, arity, pattern); compile, load what it asked
-   * for from the store, and compile again until it asks for nothing new.
+   * asks for the facts it needs by (predicate, arity, pattern, types); compile, load what it
+   * asked for from the store, and compile again until it asks for nothing new. What was
+   * loaded is kept until the data version changes.
    */
   async function localReply(
     body: unknown,
     compile: (program: Program, body: unknown, options: LocalOptions) => { sql: string },
   ): Promise<Reply> {
     const program = (await store.program()) ?? EMPTY_PROGRAM;
-    const loaded = new Map<string, GroundFact[]>();
+    const version = await store.dataVersion();
+    if (loaded.version !== version || loaded.rows > MAX_LOADED_ROWS) {
+      loaded = { version, lookups: new Map(), rows: 0 };
+    }
+    const { lookups } = loaded;
     for (let round = 0; ; round++) {
-      const wanted = new Map<
-        string,
-        { predicate: string; arity: number; pattern: (Value | null)[] }
-      >();
+      const wanted = new Map<string, Lookup>();
       const central: CentralFacts = {
-        facts(predicate, arity, pattern) {
+        facts(predicate, arity, pattern = [], types = []) {
           // After a few rounds, load whole predicates: a superset is still correct.
-          const used = round < 8 ? [...(pattern ?? [])] : [];
-          const key = JSON.stringify([predicate, arity, used]);
-          const known = loaded.get(key);
+          const lookup = round < 8 ? { predicate, arity, pattern, types } : { predicate, arity };
+          const key = JSON.stringify(lookup);
+          const known = lookups.get(key);
           if (known) return known;
-          wanted.set(key, { predicate, arity, pattern: used });
+          wanted.set(key, lookup);
           return [];
         },
       };
       const reply = await guard(async () => compile(program, body, { ...clock, central }));
       if (wanted.size === 0) return { body: reply };
-      for (const [key, { predicate, arity, pattern }] of wanted) {
-        loaded.set(key, await matchingFacts(store.db, predicate, arity, pattern));
+      for (const [key, { predicate, arity, pattern, types }] of wanted) {
+        const facts = await matchingFacts(store.db, predicate, arity, pattern, types);
+        lookups.set(key, facts);
+        loaded.rows += facts.length;
       }
     }
   }
@@ -453,6 +459,17 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
     return token;
   }
 }
+
+/** Facts a local question asked for: see `CentralFacts`. */
+interface Lookup {
+  readonly predicate: string;
+  readonly arity: number;
+  readonly pattern?: readonly (Value | null)[];
+  readonly types?: readonly (string | null)[];
+}
+
+/** Stored facts held for local questions before the cache starts over. */
+const MAX_LOADED_ROWS = 500_000;
 
 /** A list page token: query hash, last id returned, page size. Signed, so it cannot be forged. */
 interface PageToken {

@@ -6,15 +6,16 @@ import { canonicalFact } from "../check/facts.js";
 import type { GroundFact, Value } from "../core/value.js";
 
 /**
- * Where stored (central) facts come from. `facts` may ignore `pattern` and return every fact
- * of the predicate and arity; when it uses it, `pattern[i]` non-null means argument `i` must
- * equal that value.
+ * Where stored (central) facts come from. `facts` may ignore `pattern` and `types` and return
+ * every fact of the predicate and arity; when it uses them, `pattern[i]` non-null means
+ * argument `i` must equal that value, and `types[i]` non-null that it has that type.
  */
 export interface CentralFacts {
   facts(
     predicate: string,
     arity: number,
     pattern?: readonly (Value | null)[],
+    types?: readonly (string | null)[],
   ): Iterable<GroundFact>;
 }
 
@@ -39,11 +40,12 @@ export function inMemoryCentralFacts(facts: Iterable<GroundFact>): CentralFacts 
 
 /**
  * Rows of `predicate` whose arguments have exactly `types` (null: any type), from every fact
- * source.
+ * source; with `pattern`, only rows whose argument `i` equals `pattern[i]` where non-null.
  */
 export type FactRows = (
   predicate: string,
   types: readonly (string | null)[],
+  pattern?: readonly (Value | null)[],
 ) => readonly (readonly Value[])[];
 
 /** Group keys of the type lists of plans (which live as long as their plans). */
@@ -55,8 +57,13 @@ const keys = new WeakMap<readonly (string | null)[], string>();
  */
 export function factRows(central: CentralFacts, context: readonly GroundFact[]): FactRows {
   const byPredicate = new Map<string, Map<string, Value[][]>>();
-  const load = (predicate: string, arity: number) => {
-    const key = `${predicate}/${arity}`;
+  const load = (
+    predicate: string,
+    arity: number,
+    pattern: readonly (Value | null)[],
+    types: readonly (string | null)[],
+  ) => {
+    const key = JSON.stringify([predicate, pattern, types]);
     let groups = byPredicate.get(key);
     if (groups) return groups;
     groups = new Map();
@@ -65,6 +72,11 @@ export function factRows(central: CentralFacts, context: readonly GroundFact[]):
     const add = (fact: GroundFact) => {
       if (fact.predicate !== predicate || fact.args.length !== arity) return;
       const canonical = canonicalFact(fact);
+      const fits = pattern.every((value, i) => {
+        const arg = canonical.args[i]!;
+        return value === null || (arg.type === value.type && arg.id === value.id);
+      });
+      if (!fits) return;
       const identity = JSON.stringify(canonical.args);
       if (seen.has(identity)) return;
       seen.add(identity);
@@ -73,12 +85,13 @@ export function factRows(central: CentralFacts, context: readonly GroundFact[]):
       rows.push([...canonical.args]);
       groups!.set(types, rows);
     };
-    for (const fact of central.facts(predicate, arity)) add(fact);
+    for (const fact of central.facts(predicate, arity, pattern, types)) add(fact);
     for (const fact of context) add(fact);
     return groups;
   };
-  return (predicate, types) => {
-    const groups = load(predicate, types.length);
+  return (predicate, types, pattern) => {
+    const used = pattern?.some((value) => value !== null) ? pattern : [];
+    const groups = load(predicate, types.length, used, types);
     if (types.includes(null)) {
       const rows: Value[][] = [];
       for (const group of groups.values()) {

@@ -11,7 +11,13 @@ import { PlanError } from "../plan/errors.js";
 import type { Branch, Condition, Plan, RecursiveCte, Term } from "../plan/ir.js";
 import { tick } from "../source/diagnostic.js";
 import type { FactRows } from "./central-facts.js";
-import { finishRowSources, type RowSource, rowSourceOf, withBindingFacts } from "./rows.js";
+import {
+  factsFor,
+  finishRowSources,
+  type RowSource,
+  rowSourceOf,
+  withBindingFacts,
+} from "./rows.js";
 
 export interface Runtime {
   /** Ids of each param (one for a single param, any number for a `many` param). */
@@ -85,7 +91,7 @@ function mayHold(branch: Branch, runtime: Runtime, dead: ReadonlySet<number>): b
     const source = ref.source;
     switch (source.kind) {
       case "facts":
-        if (runtime.facts(source.predicate, source.types).length === 0) return false;
+        if (factsFor(branch, ref, runtime).length === 0) return false;
         break;
       case "param":
         if ((runtime.params.get(source.name) ?? []).length === 0) return false;
@@ -192,7 +198,7 @@ function resolveBranch(
   const branch = withBindingFacts(unresolved, runtime);
   const rowSources = new Map<string, RowSource>();
   for (const ref of branch.sources) {
-    const rows = rowSourceOf(ref, runtime);
+    const rows = rowSourceOf(branch, ref, runtime);
     if (rows) rowSources.set(ref.alias, rows);
   }
   const conditions: Condition[] = [];

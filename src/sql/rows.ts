@@ -23,13 +23,49 @@ export interface RowSource {
   rows: (readonly Value[])[];
 }
 
-export function rowSourceOf(ref: SourceRef, runtime: Runtime): RowSource | null {
+/**
+ * The values a branch's top-level `=` conditions fix for the `argN` columns of `alias`
+ * (null where none): a fact source need only supply rows that match them.
+ */
+export function factPattern(
+  branch: Branch,
+  alias: string,
+  arity: number,
+  runtime: Pick<Runtime, "params" | "now">,
+): (Value | null)[] {
+  const pattern: (Value | null)[] = Array.from({ length: arity }, () => null);
+  for (const condition of branch.conditions) {
+    if (condition.kind !== "compare" || condition.op !== "=") continue;
+    for (const [column, other] of [
+      [condition.left, condition.right],
+      [condition.right, condition.left],
+    ] as const) {
+      if (column.kind !== "column" || column.alias !== alias) continue;
+      if (other.kind !== "literal" && other.kind !== "param" && other.kind !== "time") continue;
+      const position = Number(column.column.slice("arg".length));
+      if (Number.isInteger(position) && position < arity) {
+        pattern[position] = canonicalValue(staticValue(other, runtime)!);
+      }
+    }
+  }
+  return pattern;
+}
+
+/** The rows of a facts source that can meet the branch's conditions. */
+export function factsFor(branch: Branch, ref: SourceRef, runtime: Runtime) {
+  const source = ref.source;
+  if (source.kind !== "facts") throw new Error("internal: not a facts source");
+  const pattern = factPattern(branch, ref.alias, source.types.length, runtime);
+  return runtime.facts(source.predicate, source.types, pattern);
+}
+
+export function rowSourceOf(branch: Branch, ref: SourceRef, runtime: Runtime): RowSource | null {
   const source = ref.source;
   if (source.kind === "facts") {
     return {
       // A column of any type is never read (see `FactsSource`).
       columns: source.types.map((type, i) => ({ name: argColumn(i), type: type ?? "?" })),
-      rows: [...runtime.facts(source.predicate, source.types)],
+      rows: [...factsFor(branch, ref, runtime)],
     };
   }
   if (source.kind === "param") {
@@ -49,12 +85,17 @@ export function rowSourceOf(ref: SourceRef, runtime: Runtime): RowSource | null 
  * constants that pass the branch's literal conditions on the source, as `_`-slot rows.
  */
 export function withBindingFacts(branch: Branch, runtime: Runtime): Branch {
-  const hasRows = branch.sources.some(
-    (ref) =>
-      ref.source.kind === "binding" &&
-      ref.source.facts &&
-      runtime.facts(ref.source.facts.predicate, ref.source.facts.types).length > 0,
-  );
+  const bindingFacts = (ref: SourceRef) => {
+    const source = ref.source;
+    if (source.kind !== "binding" || !source.facts) return [];
+    const slots = runtime.bindings.bindings[source.binding]!.slots;
+    const pattern = factPattern(branch, ref.alias, slots.length, runtime).map((value, i) => {
+      const slot = slots[i]!;
+      return slot.kind === "column" ? value : canonicalValue({ type: slot.type, id: slot.value });
+    });
+    return runtime.facts(source.facts.predicate, source.facts.types, pattern);
+  };
+  const hasRows = branch.sources.some((ref) => bindingFacts(ref).length > 0);
   if (!hasRows) return branch;
   const sources = branch.sources.map((ref): SourceRef => {
     const source = ref.source;
@@ -65,7 +106,7 @@ export function withBindingFacts(branch: Branch, runtime: Runtime): Branch {
     );
     const seen = new Set<string>();
     const rows: Value[][] = [];
-    for (const row of runtime.facts(source.facts.predicate, source.facts.types)) {
+    for (const row of bindingFacts(ref)) {
       const fits = slots.every(
         (slot, i) =>
           slot.kind === "column" ||

@@ -171,15 +171,21 @@ export async function matchingFacts(
   predicate: string,
   arity: number,
   pattern: readonly (Value | null)[] = [],
+  types: readonly (string | null)[] = [],
 ): Promise<GroundFact[]> {
   if (arity > MAX_FACT_ARITY) return [];
   const conditions = ["predicate = $1", "arity = $2"];
   const params: unknown[] = [predicate, arity];
-  pattern.forEach((value, i) => {
-    if (!value || i >= arity) return;
-    params.push(value.type, value.id);
-    conditions.push(`t${i} = $${params.length - 1} AND i${i} = $${params.length}`);
-  });
+  for (let i = 0; i < arity; i++) {
+    const value = pattern[i];
+    if (value) {
+      params.push(value.type, value.id);
+      conditions.push(`t${i} = $${params.length - 1} AND i${i} = $${params.length}`);
+    } else if (types[i]) {
+      params.push(types[i]);
+      conditions.push(`t${i} = $${params.length}`);
+    }
+  }
   const rows = await db.query<FactRow>(
     `SELECT * FROM ${FACT_TABLE} WHERE ${conditions.join(" AND ")}`,
     params,
