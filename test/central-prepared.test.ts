@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { authorizeQuery, listQuery } from "../src/api/local.js";
+import { authorizeQuery, evaluateQueryLocal, listQuery } from "../src/api/local.js";
 import { checkPolicyOrThrow } from "../src/check/check.js";
 import { openPglite, openPostgres, type SqlExecutor } from "../src/store/executor.js";
 import { openStore } from "../src/store/store.js";
@@ -136,6 +136,60 @@ describe("statements with values as parameters", () => {
     const other = { ...body, query: { ...body.query, resource_id: "o2" } };
     expect(authorizeQuery(program, other, { ...later, central }).sql).not.toContain("true");
     expect(asked).toContain("has_role/3 ada,admin,o2");
+  });
+
+  it("reuse a printed text only as the text printing afresh would give", () => {
+    const id = fc.oneof(
+      fc.constantFrom("lobby", "d1", "o1", "it's", "a\\b", "$1", "--", "ü", " ", "SELECT"),
+      fc.string({ maxLength: 12 }).filter((s) => !s.includes("\u0000")),
+    );
+    const typedBindings = `${BINDINGS}sql_types:\n  Org: integer\n`;
+    fc.assert(
+      fc.property(
+        id,
+        id,
+        fc.constantFrom("read", "manage"),
+        fc.constantFrom("Doc", "Org"),
+        fc.boolean(),
+        fc.constantFrom(10n, 5000n),
+        (actor, resource, action, type, typed, now) => {
+          const body = {
+            ...authorize(actor, action, type, resource),
+            data_bindings: typed ? typedBindings : BINDINGS,
+          };
+          const fresh = authorizeQuery(program, body, { now: () => now, cacheText: false });
+          const reused = authorizeQuery(program, body, { now: () => now });
+          expect(reused.sql).toBe(fresh.sql);
+          const list = {
+            query: { actor_type: "User", actor_id: actor, action, resource_type: type },
+            column: `"t"."${type}"`,
+            data_bindings: body.data_bindings,
+          };
+          expect(listQuery(program, list, { now: () => now }).sql).toBe(
+            listQuery(program, list, { now: () => now, cacheText: false }).sql,
+          );
+          // Select mode writes the actor's id as a typed literal in the select list.
+          const select = {
+            query: {
+              predicate: ["allow", ["u", "a", "r"]],
+              calls: [],
+              constraints: {
+                u: { type: "User", ids: [actor] },
+                a: { type: "String", ids: [action] },
+                r: { type: type, ids: null },
+              },
+              context_facts: [],
+            },
+            data_bindings: body.data_bindings,
+            mode: { mode: "select", query_vars_to_output_column_names: { u: "who", r: "what" } },
+          };
+          expect(evaluateQueryLocal(program, select, { now: () => now }).sql).toBe(
+            evaluateQueryLocal(program, select, { now: () => now, cacheText: false }).sql,
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("leave local SQL without placeholders", () => {

@@ -40,6 +40,8 @@ export interface LocalOptions {
   readonly now?: () => bigint;
   /** Values as `$n` parameters collected here instead of literals (see `PrintOptions`). */
   readonly parameters?: string[];
+  /** See `PrintOptions.cacheText`. */
+  readonly cacheText?: boolean;
 }
 
 /** A request the local endpoints reject (HTTP 400); the message follows the house style. */
@@ -113,6 +115,7 @@ function print(
     ...(options.central && { central: options.central }),
     ...(options.now && { now: options.now }),
     ...(options.parameters && { parameters: options.parameters }),
+    ...(options.cacheText === false && { cacheText: false }),
   });
 }
 

@@ -8,7 +8,9 @@ import type { GroundFact, Value } from "../core/value.js";
 /**
  * Where stored (central) facts come from. `facts` may ignore `pattern` and `types` and return
  * every fact of the predicate and arity; when it uses them, `pattern[i]` non-null means
- * argument `i` must equal that value, and `types[i]` non-null that it has that type.
+ * argument `i` must equal that value, and `types[i]` non-null that it has that type. A
+ * lookup's facts include those of every narrower lookup (printed texts are reused on that
+ * basis; see `PrintOptions.cacheText` for sources that cannot promise it).
  */
 export interface CentralFacts {
   facts(
@@ -48,6 +50,9 @@ export type FactRows = (
   pattern?: readonly (Value | null)[],
 ) => readonly (readonly Value[])[];
 
+/** No fact rows at all: the common case of a local question without central or context facts. */
+export const NO_FACT_ROWS: FactRows = () => [];
+
 /** Group keys of the type lists of plans (which live as long as their plans). */
 const keys = new WeakMap<readonly (string | null)[], string>();
 
@@ -56,6 +61,7 @@ const keys = new WeakMap<readonly (string | null)[], string>();
  * read once per lookup object, duplicates removed.
  */
 export function factRows(central: CentralFacts, context: readonly GroundFact[]): FactRows {
+  if (central === NO_CENTRAL_FACTS && context.length === 0) return NO_FACT_ROWS;
   const byPredicate = new Map<string, Map<string, Value[][]>>();
   const load = (
     predicate: string,
@@ -63,7 +69,8 @@ export function factRows(central: CentralFacts, context: readonly GroundFact[]):
     pattern: readonly (Value | null)[],
     types: readonly (string | null)[],
   ) => {
-    const key = JSON.stringify([predicate, pattern, types]);
+    let key = `${predicate}\u0000${types.join("\u0001")}`;
+    for (const value of pattern) key += value ? `\u0000${value.type}\u0001${value.id}` : "\u0000";
     let groups = byPredicate.get(key);
     if (groups) return groups;
     groups = new Map();

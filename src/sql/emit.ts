@@ -46,11 +46,23 @@ type Sql = RawBuilder<unknown>;
 /** Where a parameter's value comes from: a constant, a question param, or the clock. */
 export type ValueOrigin = LiteralTerm | ParamTerm | TimeTerm;
 
-/** The `$n` parameters of a statement, `$1` first, with their origins. */
-export interface Parameters {
-  readonly values: string[];
-  readonly origins: ValueOrigin[];
+/**
+ * How request values are written, when not as inlined literals: as `$n` parameters (`$1`
+ * first, with their origins), or as marks `TEMPLATE_MARK n TEMPLATE_MARK` for slot `n`, where
+ * a printed template takes each request's literals.
+ */
+export type ValueWriting =
+  | { readonly kind: "parameters"; readonly values: string[]; readonly origins: ValueOrigin[] }
+  | { readonly kind: "template"; readonly slots: TemplateSlot[] };
+
+export interface TemplateSlot {
+  readonly origin: ValueOrigin;
+  /** Written with `renderTypedLiteral` rather than `renderValue`. */
+  readonly typed: boolean;
 }
+
+/** Cannot occur in a statement: PostgreSQL text holds no NUL (callers' text is checked). */
+export const TEMPLATE_MARK = "\u0000";
 
 const raw = (text: string): Sql => sql.raw(text);
 const join = (parts: readonly Sql[], separator: string): Sql => sql.join(parts, raw(separator));
@@ -66,11 +78,8 @@ interface Context {
   readonly aliasPrefix: string;
   /** Rendered literals of this statement (the same ids recur in many branches). */
   readonly literals: Map<string, string>;
-  /**
-   * When set, values become `$n` parameters collected here instead of literals, and `origins`
-   * records where each came from (so a cached text can be reused with other values).
-   */
-  readonly parameters: Parameters | undefined;
+  /** How request values are written; inlined literals when undefined. */
+  readonly writing: ValueWriting | undefined;
 }
 
 /**
@@ -84,9 +93,9 @@ export function emitStatement(
   outputs: readonly PlanOutput[],
   bindings: DataBindings,
   shape: Shape,
-  parameters?: Parameters,
+  writing?: ValueWriting,
 ): Sql {
-  const context = namesFor(plan, outputs, bindings, shape, parameters);
+  const context = namesFor(plan, outputs, bindings, shape, writing);
   switch (shape.kind) {
     case "exists":
       return emitExists(context, shape.column);
@@ -147,7 +156,7 @@ function namesFor(
   outputs: readonly PlanOutput[],
   bindings: DataBindings,
   shape: Shape,
-  parameters: Parameters | undefined,
+  writing: ValueWriting | undefined,
 ): Context {
   const used = usedBindings(plan);
   const queries = lowercaseQueries(bindings);
@@ -171,7 +180,7 @@ function namesFor(
     cteNames,
     aliasPrefix: clash ? prefix : "",
     literals: new Map(),
-    parameters,
+    writing,
   };
 }
 
@@ -210,29 +219,40 @@ function alias(context: Context, name: string): string {
 }
 
 /**
- * A value's SQL: a literal, or a `$n` parameter. Parameters are shared by origin (a param
- * or the clock is one `$n` however often it is read), literals by value.
+ * A value's SQL: a literal (untyped, or `typed` where PostgreSQL cannot infer a type), a `$n`
+ * parameter, or a template mark. Parameters and marks are shared by origin (a param or the
+ * clock is one `$n` however often it is read), literals by value.
  */
-function literalSql(
+function valueSql(
   context: Context,
   value: Value,
   origin: ValueOrigin = { kind: "literal", value },
+  typed = false,
 ): string {
+  const writing = context.writing;
+  const variable = origin.kind !== "literal";
+  const originKey = origin.kind === "param" ? `\u0001${origin.name}` : "\u0002";
+  const valueKey = `${value.type}\u0000${value.id}`;
   const key =
-    !context.parameters || origin.kind === "literal"
-      ? `${value.type}\u0000${value.id}`
-      : origin.kind === "param"
-        ? `\u0001${origin.name}`
-        : "\u0002";
+    writing?.kind === "parameters"
+      ? variable
+        ? originKey
+        : valueKey
+      : writing?.kind === "template" && variable
+        ? `${originKey}${typed ? "t" : ""}`
+        : `${typed ? "t" : ""}${valueKey}`;
   let text = context.literals.get(key);
   if (text === undefined) {
     const sqlType = sqlTypeFor(context, value.type);
     let rendered: string | null;
-    if (context.parameters) {
-      rendered = renderParameter(value, sqlType, context.parameters.values);
-      if (rendered !== null) context.parameters.origins.push(origin);
+    if (writing?.kind === "parameters") {
+      rendered = renderParameter(value, sqlType, writing.values);
+      if (rendered !== null) writing.origins.push(origin);
+    } else if (writing?.kind === "template" && variable) {
+      writing.slots.push({ origin, typed });
+      rendered = `${TEMPLATE_MARK}${writing.slots.length - 1}${TEMPLATE_MARK}`;
     } else {
-      rendered = renderValue(value, sqlType);
+      rendered = typed ? renderTypedLiteral(value, sqlType) : renderValue(value, sqlType);
     }
     if (rendered === null)
       throw new Error(`internal: unrenderable literal ${value.type} ${value.id}`);
@@ -242,13 +262,12 @@ function literalSql(
   return text;
 }
 
-function typedLiteralSql(context: Context, value: Value, origin?: ValueOrigin): string {
-  // Parameters always carry their type.
-  if (context.parameters) return literalSql(context, value, origin);
-  const text = renderTypedLiteral(value, sqlTypeFor(context, value.type));
-  if (text === null) throw new Error(`internal: unrenderable literal ${value.type} ${value.id}`);
-  return text;
-}
+const literalSql = (context: Context, value: Value, origin?: ValueOrigin) =>
+  valueSql(context, value, origin, false);
+
+/** Parameters always carry their type; literals get one where PostgreSQL cannot infer it. */
+const typedLiteralSql = (context: Context, value: Value, origin?: ValueOrigin) =>
+  valueSql(context, value, origin, true);
 
 function termSql(context: Context, term: Term): string {
   switch (term.kind) {

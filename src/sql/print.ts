@@ -8,9 +8,16 @@ import type { GroundFact, Value } from "../core/value.js";
 import type { Branch, Plan, Term } from "../plan/ir.js";
 import { mapBranch } from "../plan/rewrite.js";
 import { type CentralFacts, type FactRows, factRows, NO_CENTRAL_FACTS } from "./central-facts.js";
-import { emitStatement, type Parameters, type Shape, type ValueOrigin } from "./emit.js";
+import {
+  emitStatement,
+  type Shape,
+  TEMPLATE_MARK,
+  type TemplateSlot,
+  type ValueOrigin,
+  type ValueWriting,
+} from "./emit.js";
 import { postgres } from "./kysely.js";
-import { LiteralError, parameterText, renderValue } from "./literal.js";
+import { LiteralError, parameterText, renderTypedLiteral, renderValue } from "./literal.js";
 import { conditionTerms, resolvePlan, staticValue } from "./resolve.js";
 
 export interface PrintOptions {
@@ -24,6 +31,12 @@ export interface PrintOptions {
    * of their Polar types (as the fact table's do).
    */
   readonly parameters?: string[];
+  /**
+   * Whether a text printed for this request's shape may be kept for later requests (default
+   * true). Callers whose central facts are still incomplete (a lookup answered empty because
+   * it is not loaded yet) pass false.
+   */
+  readonly cacheText?: boolean;
 }
 
 function systemNow(): bigint {
@@ -57,7 +70,7 @@ export function printPlan(
   const now = (options.now ?? systemNow)();
   const renderable = renderableIn(bindings);
   const facts = factRows(options.central ?? NO_CENTRAL_FACTS, options.contextFacts ?? []);
-  const emit = (parameters?: Parameters) => {
+  const emit = (writing?: ValueWriting) => {
     const resolved = resolvePlan(plan, {
       params,
       facts,
@@ -66,39 +79,81 @@ export function printPlan(
       bindings,
       strictOutputs: shape.kind === "select",
     });
-    return emitStatement(resolved, plan.outputs, bindings, shape, parameters);
+    return emitStatement(resolved, plan.outputs, bindings, shape, writing);
   };
-  if (!options.parameters) return emit();
-  if (!sameTextForEveryValue(plan, params, facts, renderable)) {
-    return emit({ values: options.parameters, origins: [] });
+  const parameters = options.parameters;
+  const cacheable =
+    options.cacheText !== false &&
+    sameTextForEveryValue(plan, params, facts, renderable) &&
+    (shape.kind !== "filter" || !shape.column.includes(TEMPLATE_MARK));
+  if (!cacheable) {
+    return emit(parameters && { kind: "parameters", values: parameters, origins: [] });
   }
-  // Print once per shape, then only fill in this request's values.
-  const key = JSON.stringify([shape, [...params].map(([name, ids]) => [name, ids.length])]);
+  // Print once per shape; then each request only writes its values into the text.
+  const key = JSON.stringify([
+    parameters ? "parameters" : "literals",
+    shape,
+    [...params].map(([name, ids]) => [name, ids.length]),
+  ]);
   let texts = printedTexts.get(plan);
   if (!texts) {
     texts = new Map();
     printedTexts.set(plan, texts);
   }
   let printed = texts.get(key);
-  if (!printed) {
-    const parameters: Parameters = { values: [], origins: [] };
-    printed = { text: sqlText(emit(parameters)), origins: parameters.origins };
+  if (printed === undefined) {
+    printed = parameters ? printParameterized(emit) : printTemplate(emit);
     if (texts.size >= MAX_TEXTS_PER_PLAN) texts.clear();
     texts.set(key, printed);
   }
-  for (const origin of printed.origins) {
-    const value = staticValue(origin, { params, now })!;
-    options.parameters.push(parameterText(value, bindings.sqlTypes.get(value.type))!);
+  if (printed === null) return emit(); // a binding query holds the mark character
+  const requestValue = (origin: ValueOrigin) => staticValue(origin, { params, now })!;
+  if (parameters) {
+    for (const { origin } of printed.slots) {
+      const value = requestValue(origin);
+      parameters.push(parameterText(value, bindings.sqlTypes.get(value.type))!);
+    }
+    return sql.raw(printed.parts[0]!);
   }
-  return sql.raw(printed.text);
+  let text = printed.parts[0]!;
+  printed.slots.forEach(({ origin, typed }, i) => {
+    const value = requestValue(origin);
+    const sqlType = bindings.sqlTypes.get(value.type);
+    text += (typed ? renderTypedLiteral(value, sqlType) : renderValue(value, sqlType))!;
+    text += printed.parts[i + 1]!;
+  });
+  return sql.raw(text);
 }
 
+/**
+ * A statement printed once for a shape: text parts with the request's values between them
+ * (`parts.length === slots.length + 1`), or for parameters the whole text and the origin of
+ * each `$n`.
+ */
 interface PrintedText {
-  readonly text: string;
-  readonly origins: readonly ValueOrigin[];
+  readonly parts: readonly string[];
+  readonly slots: readonly TemplateSlot[];
 }
 
-const printedTexts = new WeakMap<Plan, Map<string, PrintedText>>();
+function printParameterized(emit: (writing: ValueWriting) => RawBuilder<unknown>): PrintedText {
+  const writing = { kind: "parameters" as const, values: [], origins: [] as ValueOrigin[] };
+  const text = sqlText(emit(writing));
+  return { parts: [text], slots: writing.origins.map((origin) => ({ origin, typed: false })) };
+}
+
+/** The template, or null when the text holds a mark that is not ours. */
+function printTemplate(emit: (writing: ValueWriting) => RawBuilder<unknown>): PrintedText | null {
+  const writing = { kind: "template" as const, slots: [] as TemplateSlot[] };
+  const pieces = sqlText(emit(writing)).split(TEMPLATE_MARK);
+  // Marks come in pairs around a slot number: text, n, text, n, …, text.
+  const numbers = pieces.filter((_, i) => i % 2 === 1);
+  if (pieces.length % 2 === 0 || !numbers.every((n) => /^\d+$/.test(n))) return null;
+  const slots = numbers.map((n) => writing.slots[Number(n)]);
+  if (slots.some((slot) => slot === undefined)) return null;
+  return { parts: pieces.filter((_, i) => i % 2 === 0), slots: slots as TemplateSlot[] };
+}
+
+const printedTexts = new WeakMap<Plan, Map<string, PrintedText | null>>();
 const MAX_TEXTS_PER_PLAN = 16;
 
 /** What resolving a plan reads besides params and the clock, when that is all it reads. */

@@ -16,6 +16,7 @@ import {
   type Term,
 } from "../plan/ir.js";
 import { mapBranch } from "../plan/rewrite.js";
+import { NO_FACT_ROWS } from "./central-facts.js";
 import { conditionTerms, type Runtime, staticValue } from "./resolve.js";
 
 export interface RowSource {
@@ -55,6 +56,7 @@ export function factPattern(
 export function factsFor(branch: Branch, ref: SourceRef, runtime: Runtime) {
   const source = ref.source;
   if (source.kind !== "facts") throw new Error("internal: not a facts source");
+  if (runtime.facts === NO_FACT_ROWS) return [];
   const pattern = factPattern(branch, ref.alias, source.types.length, runtime);
   return runtime.facts(source.predicate, source.types, pattern);
 }
@@ -87,7 +89,7 @@ export function rowSourceOf(branch: Branch, ref: SourceRef, runtime: Runtime): R
 export function withBindingFacts(branch: Branch, runtime: Runtime): Branch {
   const bindingFacts = (ref: SourceRef) => {
     const source = ref.source;
-    if (source.kind !== "binding" || !source.facts) return [];
+    if (source.kind !== "binding" || !source.facts || runtime.facts === NO_FACT_ROWS) return [];
     const slots = runtime.bindings.bindings[source.binding]!.slots;
     const pattern = factPattern(branch, ref.alias, slots.length, runtime).map((value, i) => {
       const slot = slots[i]!;
