@@ -415,10 +415,9 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
           wanted.set(key, lookup);
           return [];
         },
+        complete: () => wanted.size === 0,
       };
-      // A lookup not loaded yet answers empty: no printed text may be kept from these rounds.
-      const options = { ...clock, central, cacheText: false };
-      const reply = await guard(async () => compile(program, body, options));
+      const reply = await guard(async () => compile(program, body, { ...clock, central }));
       if (wanted.size === 0) return { body: reply };
       for (const [key, { predicate, arity, pattern, types }] of wanted) {
         const facts = await matchingFacts(store.db, predicate, arity, pattern, types);

@@ -9,8 +9,9 @@ import type { GroundFact, Value } from "../core/value.js";
  * Where stored (central) facts come from. `facts` may ignore `pattern` and `types` and return
  * every fact of the predicate and arity; when it uses them, `pattern[i]` non-null means
  * argument `i` must equal that value, and `types[i]` non-null that it has that type. A
- * lookup's facts include those of every narrower lookup (printed texts are reused on that
- * basis; see `PrintOptions.cacheText` for sources that cannot promise it).
+ * lookup's facts include those of every narrower lookup: printed texts are reused on that
+ * basis. A source that answers some lookups empty only because it has not loaded them yet
+ * says so with `complete`.
  */
 export interface CentralFacts {
   facts(
@@ -19,6 +20,8 @@ export interface CentralFacts {
     pattern?: readonly (Value | null)[],
     types?: readonly (string | null)[],
   ): Iterable<GroundFact>;
+  /** False after some lookup was answered empty for want of loading (default: true). */
+  complete?(): boolean;
 }
 
 /** No central facts. */

@@ -5,9 +5,9 @@
 import { type RawBuilder, sql } from "kysely";
 import type { DataBindings } from "../bindings/types.js";
 import type { GroundFact, Value } from "../core/value.js";
-import type { Branch, Plan, Term } from "../plan/ir.js";
+import type { Branch, Plan, SourceRef, Term } from "../plan/ir.js";
 import { mapBranch } from "../plan/rewrite.js";
-import { type CentralFacts, type FactRows, factRows, NO_CENTRAL_FACTS } from "./central-facts.js";
+import { type CentralFacts, factRows, NO_CENTRAL_FACTS } from "./central-facts.js";
 import {
   emitStatement,
   type Shape,
@@ -19,6 +19,7 @@ import {
 import { postgres } from "./kysely.js";
 import { LiteralError, parameterText, renderTypedLiteral, renderValue } from "./literal.js";
 import { conditionTerms, resolvePlan, staticValue } from "./resolve.js";
+import { factsFor } from "./rows.js";
 
 export interface PrintOptions {
   readonly central?: CentralFacts;
@@ -31,11 +32,7 @@ export interface PrintOptions {
    * of their Polar types (as the fact table's do).
    */
   readonly parameters?: string[];
-  /**
-   * Whether a text printed for this request's shape may be kept for later requests (default
-   * true). Callers whose central facts are still incomplete (a lookup answered empty because
-   * it is not loaded yet) pass false.
-   */
+  /** False prints afresh, neither reusing nor keeping a text printed for the shape. */
   readonly cacheText?: boolean;
 }
 
@@ -84,7 +81,7 @@ export function printPlan(
   const parameters = options.parameters;
   const cacheable =
     options.cacheText !== false &&
-    sameTextForEveryValue(plan, params, facts, renderable) &&
+    sameTextForEveryValue(plan, params, { facts, params, now, bindings }, renderable) &&
     (shape.kind !== "filter" || !shape.column.includes(TEMPLATE_MARK));
   if (!cacheable) {
     return emit(parameters && { kind: "parameters", values: parameters, origins: [] });
@@ -103,8 +100,11 @@ export function printPlan(
   let printed = texts.get(key);
   if (printed === undefined) {
     printed = parameters ? printParameterized(emit) : printTemplate(emit);
-    if (texts.size >= MAX_TEXTS_PER_PLAN) texts.clear();
-    texts.set(key, printed);
+    // A text printed while central lookups went unanswered may be wrong: use it, keep it not.
+    if (options.central?.complete?.() !== false) {
+      if (texts.size >= MAX_TEXTS_PER_PLAN) texts.clear();
+      texts.set(key, printed);
+    }
   }
   if (printed === null) return emit(); // a binding query holds the mark character
   const requestValue = (origin: ValueOrigin) => staticValue(origin, { params, now })!;
@@ -159,25 +159,23 @@ const MAX_TEXTS_PER_PLAN = 16;
 /** What resolving a plan reads besides params and the clock, when that is all it reads. */
 interface ValueReads {
   readonly paramTypes: ReadonlyMap<string, string>;
-  /** Fact lookups (predicate, argument types); the text is fixed only while all are empty. */
-  readonly facts: readonly {
-    readonly predicate: string;
-    readonly types: readonly (string | null)[];
-  }[];
+  /** Sources of central and context facts, with the branch that filters them. */
+  readonly facts: readonly { readonly branch: Branch; readonly ref: SourceRef }[];
 }
 
 const valueReads = new WeakMap<Plan, ValueReads | null>();
 
 /**
- * Whether, with every value written as a parameter, this request prints the same text as any
- * other of its shape. Resolution then keeps or drops parts of the plan by shape alone: no
- * param list rows and no condition decided from params or the clock alone (checked once per
- * plan), no central or context fact rows to read, and every param id writable.
+ * Whether, with every value written as a parameter or a template slot, this request prints
+ * the same text as any other of its shape. Resolution then keeps or drops parts of the plan
+ * by shape alone: no param list rows and no condition decided from params or the clock alone
+ * (checked once per plan), no central or context fact rows for any source (asked exactly as
+ * resolution asks), and every param id writable.
  */
 function sameTextForEveryValue(
   plan: Plan,
   params: ReadonlyMap<string, readonly string[]>,
-  facts: FactRows,
+  runtime: Parameters<typeof factsFor>[2],
   renderable: (value: Value) => boolean,
 ): boolean {
   let reads = valueReads.get(plan);
@@ -186,13 +184,10 @@ function sameTextForEveryValue(
     valueReads.set(plan, reads);
   }
   if (!reads) return false;
-  for (const lookup of reads.facts) {
-    if (facts(lookup.predicate, lookup.types).length > 0) return false;
-  }
   for (const [name, type] of reads.paramTypes) {
     if (!(params.get(name) ?? []).every((id) => renderable({ type, id }))) return false;
   }
-  return true;
+  return reads.facts.every(({ branch, ref }) => factsFor(branch, ref, runtime).length === 0);
 }
 
 function readsOf(plan: Plan): ValueReads | null {
@@ -206,14 +201,15 @@ function readsOf(plan: Plan): ValueReads | null {
     },
   };
   const shapeOnly = (branch: Branch): boolean => {
-    for (const { source } of branch.sources) {
+    for (const ref of branch.sources) {
+      const source = ref.source;
       switch (source.kind) {
         case "facts":
-          facts.push(source);
+          facts.push({ branch, ref });
           break;
         case "binding":
           if (source.rows) return false;
-          if (source.facts) facts.push(source.facts);
+          if (source.facts) facts.push({ branch, ref });
           break;
         case "param":
         case "values":

@@ -52,13 +52,26 @@ export function factPattern(
   return pattern;
 }
 
-/** The rows of a facts source that can meet the branch's conditions. */
-export function factsFor(branch: Branch, ref: SourceRef, runtime: Runtime) {
+type FactsRuntime = Pick<Runtime, "facts" | "params" | "now" | "bindings">;
+
+/**
+ * The central and context rows a source reads that can meet the branch's conditions: all of
+ * a facts source, or those read along with a binding (with the binding's constants).
+ */
+export function factsFor(branch: Branch, ref: SourceRef, runtime: FactsRuntime) {
   const source = ref.source;
-  if (source.kind !== "facts") throw new Error("internal: not a facts source");
   if (runtime.facts === NO_FACT_ROWS) return [];
-  const pattern = factPattern(branch, ref.alias, source.types.length, runtime);
-  return runtime.facts(source.predicate, source.types, pattern);
+  if (source.kind === "facts") {
+    const pattern = factPattern(branch, ref.alias, source.types.length, runtime);
+    return runtime.facts(source.predicate, source.types, pattern);
+  }
+  if (source.kind !== "binding" || !source.facts) return [];
+  const slots = runtime.bindings.bindings[source.binding]!.slots;
+  const pattern = factPattern(branch, ref.alias, slots.length, runtime).map((value, i) => {
+    const slot = slots[i]!;
+    return slot.kind === "column" ? value : canonicalValue({ type: slot.type, id: slot.value });
+  });
+  return runtime.facts(source.facts.predicate, source.facts.types, pattern);
 }
 
 export function rowSourceOf(branch: Branch, ref: SourceRef, runtime: Runtime): RowSource | null {
@@ -87,16 +100,7 @@ export function rowSourceOf(branch: Branch, ref: SourceRef, runtime: Runtime): R
  * constants that pass the branch's literal conditions on the source, as `_`-slot rows.
  */
 export function withBindingFacts(branch: Branch, runtime: Runtime): Branch {
-  const bindingFacts = (ref: SourceRef) => {
-    const source = ref.source;
-    if (source.kind !== "binding" || !source.facts || runtime.facts === NO_FACT_ROWS) return [];
-    const slots = runtime.bindings.bindings[source.binding]!.slots;
-    const pattern = factPattern(branch, ref.alias, slots.length, runtime).map((value, i) => {
-      const slot = slots[i]!;
-      return slot.kind === "column" ? value : canonicalValue({ type: slot.type, id: slot.value });
-    });
-    return runtime.facts(source.facts.predicate, source.facts.types, pattern);
-  };
+  const bindingFacts = (ref: SourceRef) => factsFor(branch, ref, runtime);
   const hasRows = branch.sources.some((ref) => bindingFacts(ref).length > 0);
   if (!hasRows) return branch;
   const sources = branch.sources.map((ref): SourceRef => {
