@@ -103,6 +103,15 @@ describe("requests", () => {
     );
   });
 
+  it("refuses context facts that PostgreSQL text cannot hold, instead of dropping them", () => {
+    const nul = [{ predicate: "is_public", args: [{ type: "Doc", id: "1\u0000" }] }];
+    expect(() => authorizeQuery(program, authorizeBody("7", "read", "1", nul))).toThrow(
+      /context fact: `is_public` has an argument with a NUL character/,
+    );
+    const fine = [{ predicate: "is_public", args: [{ type: "Doc", id: "1" }] }];
+    expect(authorizeQuery(program, authorizeBody("7", "read", "1", fine)).sql).toBeTruthy();
+  });
+
   it("rejects abstract query variables, missing constraints and unknown predicates", () => {
     const query = (constraints: Record<string, unknown>, predicate = "allow") => ({
       query: { predicate: [predicate, ["u", "a", "d"]], calls: [], constraints },

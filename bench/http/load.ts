@@ -7,10 +7,14 @@
  *   npx tsx bench/http/load.ts                 # full run (~30 s of load), ~12.6k facts
  *   npx tsx bench/http/load.ts --small         # ~1k facts
  *   npx tsx bench/http/load.ts --quick         # a few seconds of load, for a smoke check
+ *   npx tsx bench/http/load.ts --postgres      # the store on DATABASE_URL (default
+ *                                              # postgres://postgres@127.0.0.1:5432/test),
+ *                                              # schema bench_http, dropped and recreated
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import pg from "pg";
 import { type DriveSummary, drive } from "./drive.js";
 import { type BenchRequest, factCount, requestMix, SCALES } from "./fixture.js";
 
@@ -18,6 +22,21 @@ const quick = process.argv.includes("--quick");
 const scaleName = process.argv.includes("--small") ? "small" : "default";
 const scale = SCALES[scaleName];
 const connections = 50;
+const onPostgres = process.argv.includes("--postgres");
+const SCHEMA = "bench_http";
+
+/** A fresh schema on the server and a URL whose sessions use it. */
+async function serverStore(): Promise<string> {
+  const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+  await admin.query(`CREATE SCHEMA ${SCHEMA}`);
+  await admin.end();
+  const parsed = new URL(url);
+  parsed.searchParams.set("options", `-c search_path=${SCHEMA}`);
+  return parsed.toString();
+}
 const phases = quick
   ? { warmup: 1, authorize: 2, authorizeQuery: 2, mixed: 3 }
   : { warmup: 3, authorize: 6, authorizeQuery: 6, mixed: 14 };
@@ -27,9 +46,14 @@ interface Server {
   readonly url: string;
 }
 
-function startServer(apiKey: string): Promise<Server> {
+function startServer(apiKey: string, databaseUrl: string | null): Promise<Server> {
   const child = spawn(process.execPath, ["--import", "tsx", "bench/http/serve.ts"], {
-    env: { ...process.env, POLAR_SQL_API_KEYS: apiKey, BENCH_SCALE: scaleName },
+    env: {
+      ...process.env,
+      POLAR_SQL_API_KEYS: apiKey,
+      BENCH_SCALE: scaleName,
+      ...(databaseUrl && { BENCH_DATABASE_URL: databaseUrl }),
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
@@ -56,7 +80,7 @@ function row(name: string, s: DriveSummary): string {
 async function main(): Promise<void> {
   const apiKey = randomBytes(16).toString("hex");
   const started = Date.now();
-  const server = await startServer(apiKey);
+  const server = await startServer(apiKey, onPostgres ? await serverStore() : null);
   console.log(`server ready in ${Math.round((Date.now() - started) / 1000)} s at ${server.url}`);
   const pid = server.child.pid!;
   const mix = requestMix(scale, 500);
@@ -79,7 +103,8 @@ async function main(): Promise<void> {
     ];
     const rssEnd = await rssMiB(pid);
     const facts = `${factCount(scale)} facts (scale \`${scaleName}\`: ${JSON.stringify(scale)})`;
-    console.log(`\nHTTP load, ${connections} connections, loopback, in-memory PGlite; ${facts}`);
+    const store = onPostgres ? "PostgreSQL server" : "in-memory PGlite";
+    console.log(`\nHTTP load, ${connections} connections, loopback, ${store}; ${facts}`);
     console.log("| run | requests/s | p50 ms | p99 ms | max ms | errors | non-2xx |");
     console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (const [name, summary] of results) console.log(row(name, summary));

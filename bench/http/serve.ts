@@ -1,7 +1,8 @@
 /**
  * The server process of the HTTP load benchmark: `polar-sql serve` on in-memory PGlite with
- * the fixture policy and facts. The API key comes from POLAR_SQL_API_KEYS and the data size
- * from BENCH_SCALE (both set by load.ts).
+ * the fixture policy and facts. The API key comes from POLAR_SQL_API_KEYS, the data size
+ * from BENCH_SCALE, and BENCH_DATABASE_URL (when set) puts the store on a PostgreSQL server
+ * (all set by load.ts).
  *
  *   POLAR_SQL_API_KEYS=k BENCH_SCALE=small npx tsx bench/http/serve.ts
  */
@@ -15,8 +16,14 @@ import { generateFacts, POLICY_FILE, scaleFromEnv } from "./fixture.js";
 const factsFile = join(tmpdir(), `polar-sql-bench-facts-${process.pid}.json`);
 await writeFile(factsFile, JSON.stringify(generateFacts(scaleFromEnv().scale)));
 try {
+  const storage = process.env.BENCH_DATABASE_URL
+    ? ["--database-url", process.env.BENCH_DATABASE_URL]
+    : [];
   process.exitCode = await runServeCommand(
-    ["--policy", POLICY_FILE, "--port", "0", "--facts", factsFile, "--log-level", "silent"],
+    [
+      ...["--policy", POLICY_FILE, "--port", "0", "--facts", factsFile, "--log-level", "silent"],
+      ...storage,
+    ],
     processIo,
   );
 } finally {

@@ -283,9 +283,10 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
       const found = await guard(() =>
         run<{ id: string }>(evaluateQueryLocal, selectBody(query, ["resource"]).body, (sql, n) => ({
           // The first page has no `after`: the empty string precedes every id.
-          sql: `SELECT id FROM (SELECT DISTINCT COALESCE(CAST(x.c0 AS text), '*') AS id FROM (${sql}) AS x) AS p
-             WHERE id COLLATE "C" > CAST($${n} AS text)
-             ORDER BY id COLLATE "C" LIMIT CAST($${n + 1} AS bigint)`,
+          // One sort serves DISTINCT and ORDER BY: both use the expression's "C" collation.
+          sql: `SELECT DISTINCT COALESCE(CAST(x.c0 AS text), '*') COLLATE "C" AS id FROM (${sql}) AS x
+             WHERE COALESCE(CAST(x.c0 AS text), '*') COLLATE "C" > CAST($${n} AS text)
+             ORDER BY 1 LIMIT CAST($${n + 1} AS bigint)`,
           parameters: [after ?? "", String(pageSize + 1)],
         })),
       );

@@ -91,6 +91,12 @@ function contextFactsFor(program: Program, facts: readonly GroundFact[]): Ground
   for (const fact of facts) {
     const problem = checkFact(program, fact);
     if (problem) throw new LocalQueryError(`context fact: ${problem.message}`);
+    // PostgreSQL text cannot hold NUL: such a fact could never be written into the statement.
+    if (fact.args.some((arg) => arg.type.includes("\u0000") || arg.id.includes("\u0000"))) {
+      throw new LocalQueryError(
+        `context fact: \`${fact.predicate}\` has an argument with a NUL character, which PostgreSQL text cannot hold`,
+      );
+    }
   }
   return [...facts];
 }

@@ -43,6 +43,12 @@ CREATE TABLE ${SHAPE_TABLE} (
 INSERT INTO ${META_TABLE} (key, value) VALUES ('data_version', '0');
 INSERT INTO ${META_TABLE} (key, value)
   SELECT 'token_secret', md5(random()::text || clock_timestamp()::text) || md5(random()::text);`,
+  // The middle argument (a role or relation name, usually) joins the first and last position
+  // indexes: a folder's parent link is found among its 100 documents' links in the index.
+  `DROP INDEX ${FACT_TABLE}_a0;
+CREATE INDEX ${FACT_TABLE}_a0 ON ${FACT_TABLE} (predicate, arity, i0, t0, i1);
+DROP INDEX ${FACT_TABLE}_a2;
+CREATE INDEX ${FACT_TABLE}_a2 ON ${FACT_TABLE} (predicate, arity, i2, t2, i1);`,
 ];
 
 const LOCK_ID = 7_316_112; // arbitrary, fixed: serializes migrations across instances
