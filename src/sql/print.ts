@@ -42,14 +42,35 @@ function systemNow(): bigint {
 
 /** Whether a literal for this value can exist in a column of its type (else it matches nothing). */
 export function renderableIn(bindings: DataBindings): (value: Value) => boolean {
+  let known = renderableCache.get(bindings);
+  if (!known) {
+    known = new Map();
+    renderableCache.set(bindings, known);
+  }
+  const answers = known;
   return (value) => {
-    try {
-      return renderValue(value, bindings.sqlTypes.get(value.type)) !== null;
-    } catch (error) {
-      if (error instanceof LiteralError) return false;
-      throw error;
+    const key = `${value.type}\u0000${value.id}`;
+    let answer = answers.get(key);
+    if (answer === undefined) {
+      answer = isRenderable(value, bindings.sqlTypes.get(value.type));
+      if (answers.size >= MAX_RENDERABLE_ANSWERS) answers.clear();
+      answers.set(key, answer);
     }
+    return answer;
   };
+}
+
+/** Answers of `renderableIn` per bindings: central facts recur in every request. */
+const renderableCache = new WeakMap<DataBindings, Map<string, boolean>>();
+const MAX_RENDERABLE_ANSWERS = 100_000;
+
+function isRenderable(value: Value, sqlType: string | undefined): boolean {
+  try {
+    return renderValue(value, sqlType) !== null;
+  } catch (error) {
+    if (error instanceof LiteralError) return false;
+    throw error;
+  }
 }
 
 /**
