@@ -359,6 +359,33 @@ describe.each(serviceEngines({ now: () => 5000n }))("service answers on $name", 
 });
 
 describe.runIf(databaseUrl)("instances sharing one database", () => {
+  it("follow only the notices of their own schema", async () => {
+    const one = await serverSchema(databaseUrl!, "feed_a");
+    const two = await serverSchema(databaseUrl!, "feed_b");
+    cleanups.push(
+      () => one.drop(),
+      () => two.drop(),
+    );
+    const a = await openStore({ databaseUrl: one.url });
+    const b = await openStore({ databaseUrl: two.url });
+    cleanups.push(
+      () => a.close(),
+      () => b.close(),
+    );
+    await a.setPolicy(POLICY, "p.polar");
+    await b.setPolicy(POLICY, "p.polar");
+    const doc = (id: string) => ({
+      inserts: [{ predicate: "is_public", args: [{ type: "Doc", id }] }],
+    });
+    const before = await b.dataVersion();
+    for (let i = 0; i < 5; i++) await a.applyBatch([doc(`a${i}`)]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await b.dataVersion()).toBe(before);
+    const written = await b.applyBatch([doc("b1")]);
+    expect(written).toBe(before + 1);
+    expect(await b.dataVersion()).toBe(written);
+  });
+
   it("learn each other's writes and policies from notifications", async () => {
     const schema = await serverSchema(databaseUrl!, "feed");
     cleanups.push(() => schema.drop());

@@ -82,7 +82,11 @@ export async function openStore(options: StoreOptions = {}): Promise<FactStore> 
   return store;
 }
 
-/** Every write notifies this channel with the new data version, for the other instances. */
+/**
+ * Every write notifies this channel with `<schema>:<new data version>` for the other
+ * instances. Channels are per database, and one database may hold several stores in several
+ * schemas: each store follows only its own schema's notices.
+ */
 const CHANGES_CHANNEL = "polar_sql_changes";
 
 function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow(): Promise<void> } {
@@ -129,7 +133,7 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
       `WITH bumped AS (
          UPDATE ${META_TABLE} SET value = (value::bigint + 1)::text WHERE key = 'data_version'
          RETURNING value)
-       SELECT value, pg_notify('${CHANGES_CHANNEL}', value) FROM bumped`,
+       SELECT value, pg_notify('${CHANGES_CHANNEL}', current_schema() || ':' || value) FROM bumped`,
     );
     return Number(rows[0]!.value);
   }
@@ -164,9 +168,14 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
   return {
     db,
     async follow() {
+      const [{ schema } = { schema: "" }] = await db.query<{ schema: string }>(
+        "SELECT current_schema() AS schema",
+      );
+      const ours = `${schema}:`;
       await db.listen(CHANGES_CHANNEL, {
         notice: (payload) => {
-          const version = Number(payload);
+          if (!payload.startsWith(ours)) return;
+          const version = Number(payload.slice(ours.length));
           if (Number.isSafeInteger(version)) learnVersion(version);
         },
         lost: () => {
