@@ -62,7 +62,7 @@ export function renderableIn(bindings: DataBindings): (value: Value) => boolean 
 
 /** Answers of `renderableIn` per bindings: central facts recur in every request. */
 const renderableCache = new WeakMap<DataBindings, Map<string, boolean>>();
-const MAX_RENDERABLE_ANSWERS = 100_000;
+const MAX_RENDERABLE_ANSWERS = 20_000;
 
 function isRenderable(value: Value, sqlType: string | undefined): boolean {
   try {
