@@ -102,8 +102,9 @@ export function printPlan(
   const parameters = options.parameters;
   const cacheable =
     options.cacheText !== false &&
-    sameTextForEveryValue(plan, params, { facts, params, now, bindings }, renderable) &&
-    (shape.kind !== "filter" || !shape.column.includes(TEMPLATE_MARK));
+    (parameters === undefined || parameters.length === 0) &&
+    !holdsMark(bindings, shape) &&
+    sameTextForEveryValue(plan, params, { facts, params, now, bindings }, renderable);
   if (!cacheable) {
     return emit(parameters && { kind: "parameters", values: parameters, origins: [] });
   }
@@ -127,7 +128,7 @@ export function printPlan(
       texts.set(key, printed);
     }
   }
-  if (printed === null) return emit(); // a binding query holds the mark character
+  if (printed === null) return emit();
   const requestValue = (origin: ValueOrigin) => staticValue(origin, { params, now })!;
   if (parameters) {
     for (const { origin } of printed.slots) {
@@ -162,7 +163,19 @@ function printParameterized(emit: (writing: ValueWriting) => RawBuilder<unknown>
   return { parts: [text], slots: writing.origins.map((origin) => ({ origin, typed: false })) };
 }
 
-/** The template, or null when the text holds a mark that is not ours. */
+/** Whether the caller's text (binding queries, filter column) holds the mark character. */
+function holdsMark(bindings: DataBindings, shape: Shape): boolean {
+  let known = bindingsWithMark.get(bindings);
+  if (known === undefined) {
+    known = bindings.bindings.some((binding) => binding.query.includes(TEMPLATE_MARK));
+    bindingsWithMark.set(bindings, known);
+  }
+  return known || (shape.kind === "filter" && shape.column.includes(TEMPLATE_MARK));
+}
+
+const bindingsWithMark = new WeakMap<DataBindings, boolean>();
+
+/** The template, or null when its marks do not parse (a safeguard: `holdsMark` ran first). */
 function printTemplate(emit: (writing: ValueWriting) => RawBuilder<unknown>): PrintedText | null {
   const writing = { kind: "template" as const, slots: [] as TemplateSlot[] };
   const pieces = sqlText(emit(writing)).split(TEMPLATE_MARK);
