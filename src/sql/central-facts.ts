@@ -11,7 +11,9 @@ import type { GroundFact, Value } from "../core/value.js";
  * argument `i` must equal that value, and `types[i]` non-null that it has that type. A
  * lookup's facts include those of every narrower lookup: printed texts are reused on that
  * basis. A source that answers some lookups empty only because it has not loaded them yet
- * says so with `complete`.
+ * says so with `complete`. A source may return the same array for a lookup again as long as
+ * its facts have not changed, and must then not change that array: what is derived from it
+ * (rows grouped by types, printed VALUES) is kept per array.
  */
 export interface CentralFacts {
   facts(
@@ -65,7 +67,7 @@ const keys = new WeakMap<readonly (string | null)[], string>();
  */
 export function factRows(central: CentralFacts, context: readonly GroundFact[]): FactRows {
   if (central === NO_CENTRAL_FACTS && context.length === 0) return NO_FACT_ROWS;
-  const byPredicate = new Map<string, Map<string, Value[][]>>();
+  const byPredicate = new Map<string, Groups>();
   const load = (
     predicate: string,
     arity: number,
@@ -76,27 +78,18 @@ export function factRows(central: CentralFacts, context: readonly GroundFact[]):
     for (const value of pattern) key += value ? `\u0000${value.type}\u0001${value.id}` : "\u0000";
     let groups = byPredicate.get(key);
     if (groups) return groups;
-    groups = new Map();
+    const stored = central.facts(predicate, arity, pattern, types);
+    // Without context facts the groups depend on the stored array alone: keep them with it.
+    const kept = context.length === 0 && typeof stored === "object" ? keptGroups(stored) : null;
+    groups = kept?.get(key);
+    if (!groups) {
+      groups = groupFacts(predicate, arity, pattern, [stored, context]);
+      if (kept) {
+        if (kept.size >= MAX_KEPT_LOOKUPS) kept.clear();
+        kept.set(key, groups);
+      }
+    }
     byPredicate.set(key, groups);
-    const seen = new Set<string>();
-    const add = (fact: GroundFact) => {
-      if (fact.predicate !== predicate || fact.args.length !== arity) return;
-      const canonical = canonicalFact(fact);
-      const fits = pattern.every((value, i) => {
-        const arg = canonical.args[i]!;
-        return value === null || (arg.type === value.type && arg.id === value.id);
-      });
-      if (!fits) return;
-      const identity = JSON.stringify(canonical.args);
-      if (seen.has(identity)) return;
-      seen.add(identity);
-      const types = canonical.args.map((arg) => arg.type).join("\u0000");
-      const rows = groups!.get(types) ?? [];
-      rows.push([...canonical.args]);
-      groups!.set(types, rows);
-    };
-    for (const fact of central.facts(predicate, arity, pattern, types)) add(fact);
-    for (const fact of context) add(fact);
     return groups;
   };
   return (predicate, types, pattern) => {
@@ -117,4 +110,51 @@ export function factRows(central: CentralFacts, context: readonly GroundFact[]):
     }
     return groups.get(key) ?? [];
   };
+}
+
+/** Rows by their argument types (joined with NUL). */
+type Groups = Map<string, Value[][]>;
+
+/** Grouped rows per array a central source returned, by lookup. */
+const groupsByStoredArray = new WeakMap<object, Map<string, Groups>>();
+/** Lookups kept per array: one array may answer lookups for every actor. */
+const MAX_KEPT_LOOKUPS = 4096;
+
+function keptGroups(stored: object): Map<string, Groups> {
+  let kept = groupsByStoredArray.get(stored);
+  if (!kept) {
+    kept = new Map();
+    groupsByStoredArray.set(stored, kept);
+  }
+  return kept;
+}
+
+/** The distinct facts of `predicate`/`arity` matching `pattern`, as rows grouped by types. */
+function groupFacts(
+  predicate: string,
+  arity: number,
+  pattern: readonly (Value | null)[],
+  sources: readonly Iterable<GroundFact>[],
+): Groups {
+  const groups: Groups = new Map();
+  const seen = new Set<string>();
+  for (const facts of sources) {
+    for (const fact of facts) {
+      if (fact.predicate !== predicate || fact.args.length !== arity) continue;
+      const canonical = canonicalFact(fact);
+      const fits = pattern.every((value, i) => {
+        const arg = canonical.args[i]!;
+        return value === null || (arg.type === value.type && arg.id === value.id);
+      });
+      if (!fits) continue;
+      const identity = JSON.stringify(canonical.args);
+      if (seen.has(identity)) continue;
+      seen.add(identity);
+      const types = canonical.args.map((arg) => arg.type).join("\u0000");
+      const rows = groups.get(types) ?? [];
+      rows.push([...canonical.args]);
+      groups.set(types, rows);
+    }
+  }
+  return groups;
 }

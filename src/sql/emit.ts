@@ -341,14 +341,10 @@ function sourceText(context: Context, ref: SourceRef): string {
     case "binding": {
       const cte = context.bindingNames.get(source.binding)!;
       if (!source.rows?.length) return `${cte} AS ${name}`;
-      // Untyped literals take the types of the binding's columns in the UNION.
-      const rows = source.rows.map(
-        (row) => `SELECT ${row.map((v) => literalSql(context, v)).join(", ")}`,
-      );
       const columns = context.bindings.bindings[source.binding]!.slots.flatMap((slot, i) =>
         slot.kind === "column" ? [`arg${i}`] : [],
       );
-      return `(SELECT * FROM ${cte} UNION ALL ${rows.join(" UNION ALL ")}) AS ${name}(${columns.join(", ")})`;
+      return `(SELECT * FROM ${cte} UNION ALL ${bindingRowsText(context, source.rows)}) AS ${name}(${columns.join(", ")})`;
     }
     case "cte":
       return `${context.cteNames.get(source.cte)!} AS ${name}`;
@@ -369,6 +365,33 @@ function sourceText(context: Context, ref: SourceRef): string {
     }
   }
 }
+
+/**
+ * `SELECT v, … UNION ALL SELECT …` for fact rows read with a binding. Untyped literals take
+ * the types of the binding's columns in the UNION. Printed with literals, the text depends
+ * only on the rows and the SQL types: kept per rows array (the same central rows recur in
+ * every request that reads them).
+ */
+function bindingRowsText(context: Context, rows: readonly (readonly Value[])[]): string {
+  const print = () =>
+    rows
+      .map((row) => `SELECT ${row.map((v) => literalSql(context, v)).join(", ")}`)
+      .join(" UNION ALL ");
+  if (context.writing?.kind === "parameters") return print();
+  let byBindings = rowsTexts.get(rows);
+  if (!byBindings) {
+    byBindings = new WeakMap();
+    rowsTexts.set(rows, byBindings);
+  }
+  let text = byBindings.get(context.bindings);
+  if (text === undefined) {
+    text = print();
+    byBindings.set(context.bindings, text);
+  }
+  return text;
+}
+
+const rowsTexts = new WeakMap<object, WeakMap<DataBindings, string>>();
 
 /**
  * `IS NOT NULL` for binding columns no top-level condition constrains: a row holding NULL

@@ -92,10 +92,19 @@ function renderBoolean(id: string): string {
 }
 
 function normalizedOrThrow(sqlType: string): string {
-  const normalized = normalizeSqlType(sqlType);
+  let normalized = normalizedNames.get(sqlType);
+  if (normalized === undefined) {
+    normalized = normalizeSqlType(sqlType);
+    if (normalizedNames.size >= MAX_NORMALIZED_NAMES) normalizedNames.clear();
+    normalizedNames.set(sqlType, normalized);
+  }
   if (normalized === null) throw new LiteralError(`invalid SQL type name \`${sqlType}\``);
   return normalized;
 }
+
+/** `normalizeSqlType` answers: every literal of a request asks for one of a few names. */
+const normalizedNames = new Map<string, string | null>();
+const MAX_NORMALIZED_NAMES = 256;
 
 type ValueKind = "String" | "Integer" | "Boolean" | "entity";
 

@@ -4,6 +4,7 @@
  * folded away, turned into `IN` lists or printed as VALUES holding only the columns used.
  */
 
+import type { BindingSlot } from "../bindings/types.js";
 import { canonicalValue } from "../check/facts.js";
 import type { Value } from "../core/value.js";
 import {
@@ -100,36 +101,63 @@ export function rowSourceOf(branch: Branch, ref: SourceRef, runtime: Runtime): R
  * constants that pass the branch's literal conditions on the source, as `_`-slot rows.
  */
 export function withBindingFacts(branch: Branch, runtime: Runtime): Branch {
-  const bindingFacts = (ref: SourceRef) => factsFor(branch, ref, runtime);
-  const hasRows = branch.sources.some((ref) => bindingFacts(ref).length > 0);
-  if (!hasRows) return branch;
-  const sources = branch.sources.map((ref): SourceRef => {
+  const found = branch.sources.map((ref) => factsFor(branch, ref, runtime));
+  if (found.every((rows) => rows.length === 0)) return branch;
+  const sources = branch.sources.map((ref, index): SourceRef => {
     const source = ref.source;
     if (source.kind !== "binding" || !source.facts) return ref;
     const slots = runtime.bindings.bindings[source.binding]!.slots;
     const tests = branch.conditions.flatMap((condition) =>
       literalTest(condition, ref.alias, runtime),
     );
-    const seen = new Set<string>();
-    const rows: Value[][] = [];
-    for (const row of bindingFacts(ref)) {
-      const fits = slots.every(
-        (slot, i) =>
-          slot.kind === "column" ||
-          row[i]!.id === canonicalValue({ type: slot.type, id: slot.value }).id,
-      );
-      if (!fits || !tests.every((test) => test(row))) continue;
-      const values = slots.flatMap((slot, i) => (slot.kind === "column" ? [row[i]!] : []));
-      const key = rowKey(values);
-      if (seen.has(key) || !values.every(runtime.renderable)) continue;
-      seen.add(key);
-      rows.push(values);
-    }
+    const rows = bindingRows(found[index]!, slots, tests, runtime.renderable);
     const { facts: _facts, ...plain } = source;
     return { alias: ref.alias, source: rows.length > 0 ? { ...plain, rows } : plain };
   });
   return { ...branch, sources };
 }
+
+/**
+ * The `_`-slot values of the fact rows that have the binding's constants and pass `tests`,
+ * distinct and writable. Without tests the answer depends only on the rows and the binding:
+ * it is kept with the rows array, which central sources return again for the same lookup.
+ */
+function bindingRows(
+  found: readonly (readonly Value[])[],
+  slots: readonly BindingSlot[],
+  tests: readonly ((row: readonly Value[]) => boolean)[],
+  renderable: (value: Value) => boolean,
+): readonly (readonly Value[])[] {
+  if (found.length === 0) return [];
+  let kept = tests.length === 0 ? rowsBySlots.get(found) : undefined;
+  const known = kept?.get(slots);
+  if (known) return known;
+  const constants = slots.map((slot) =>
+    slot.kind === "column" ? null : canonicalValue({ type: slot.type, id: slot.value }).id,
+  );
+  const seen = new Set<string>();
+  const rows: Value[][] = [];
+  for (const row of found) {
+    if (!constants.every((id, i) => id === null || row[i]!.id === id)) continue;
+    if (!tests.every((test) => test(row))) continue;
+    const values = row.filter((_, i) => constants[i] === null);
+    const key = rowKey(values);
+    if (seen.has(key) || !values.every(renderable)) continue;
+    seen.add(key);
+    rows.push(values);
+  }
+  if (tests.length === 0) {
+    if (!kept) {
+      kept = new WeakMap();
+      rowsBySlots.set(found, kept);
+    }
+    kept.set(slots, rows);
+  }
+  return rows;
+}
+
+/** `bindingRows` without tests, per fact rows array and binding. */
+const rowsBySlots = new WeakMap<object, WeakMap<readonly BindingSlot[], readonly Value[][]>>();
 
 /** A test on a fact row for a condition between `alias.argN` columns and literals. */
 function literalTest(
