@@ -356,6 +356,33 @@ describe.each(serviceEngines({ now: () => 5000n }))("service answers on $name", 
     expect(withContext.body).toEqual({ allowed: true });
     expect(await ask("bo", "manage", "Org", "o1")).toBe(false);
   });
+
+  it("read stored zero-argument facts, and stop when they are deleted", async () => {
+    const service = await engine.fresh();
+    const src = `actor User {}
+resource Doc { permissions = ["read"]; }
+declare open_house();
+allow(_: User, "read", _: Doc) if open_house();`;
+    await service.postPolicy({ src, filename: "p.polar" }, {});
+    const read = async () =>
+      (
+        (
+          await service.authorize({
+            actor_type: "User",
+            actor_id: "ada",
+            action: "read",
+            resource_type: "Doc",
+            resource_id: "d1",
+          })
+        ).body as { allowed: boolean }
+      ).allowed;
+    expect(await read()).toBe(false);
+    await service.batch([{ inserts: [{ predicate: "open_house", args: [] }] }]);
+    expect(await read()).toBe(true);
+    expect(await read()).toBe(true);
+    await service.batch([{ deletes: [{ predicate: "open_house", args: [] }] }]);
+    expect(await read()).toBe(false);
+  });
 });
 
 describe.runIf(databaseUrl)("instances sharing one database", () => {

@@ -12,7 +12,7 @@ import { EvaluationError } from "../evaluate/errors.js";
 import { runTests } from "../evaluate/test-runner.js";
 import { PlanError } from "../plan/errors.js";
 import { formatDiagnosticLine } from "../source/format.js";
-import type { CentralFacts } from "../sql/central-facts.js";
+import { type CentralFacts, NO_CENTRAL_FACTS } from "../sql/central-facts.js";
 import { LiteralError } from "../sql/literal.js";
 import { storeBindingsYaml } from "../store/bindings.js";
 import { matchingFacts, readShapes } from "../store/facts.js";
@@ -64,7 +64,7 @@ const EMPTY_PROGRAM: Program = (() => {
 export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">): PolarService {
   let shapesAt = -1;
   let bindings = storeBindingsYaml([]);
-  let nullary: GroundFact[] = [];
+  let central: CentralFacts = NO_CENTRAL_FACTS;
   let secret: Buffer | null = null;
   /** Stored facts loaded for local questions, by lookup; valid for one data version. */
   let loaded = { version: -1, lookups: new Map<string, GroundFact[]>(), rows: 0 };
@@ -86,14 +86,17 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
           facts.push(...(await matchingFacts(store.db, shape.predicate, 0)));
       }
       bindings = storeBindingsYaml(shapes);
-      nullary = facts;
+      // Without zero-argument facts there are no central facts: printing then skips every
+      // fact lookup.
+      central =
+        facts.length === 0
+          ? NO_CENTRAL_FACTS
+          : {
+              facts: (predicate, arity) =>
+                arity === 0 ? facts.filter((fact) => fact.predicate === predicate) : [],
+            };
       shapesAt = version;
     }
-    const known = nullary;
-    const central: CentralFacts = {
-      facts: (predicate, arity) =>
-        arity === 0 ? known.filter((fact) => fact.predicate === predicate) : [],
-    };
     return { program, bindings, options: { ...clock, central } };
   }
 

@@ -22,11 +22,13 @@ function column(type: string, index: number): string {
 
 /**
  * Data-bindings YAML over the fact table. Shapes whose names the policy language cannot write
- * are left out: no rule can reach them.
+ * are left out: no rule can reach them; so are zero-argument facts.
  */
 export function storeBindingsYaml(shapes: readonly FactShape[]): string {
   const lines = ["facts:"];
   for (const { predicate, types } of shapes) {
+    // Zero-argument facts have no signature to bind; the service inlines them.
+    if (types.length === 0) continue;
     if (!isPolarName(predicate) || !types.every(isPolarName)) continue;
     const signature = `${predicate}(${types.map((t) => `${t}:_`).join(", ")})`;
     const conditions = [
@@ -34,7 +36,7 @@ export function storeBindingsYaml(shapes: readonly FactShape[]): string {
       `arity = ${types.length}`,
       ...types.map((type, i) => `t${i} = ${quoteString(type)}`),
     ];
-    const columns = types.length > 0 ? types.map(column).join(", ") : "1";
+    const columns = types.map(column).join(", ");
     const query = `SELECT ${columns} FROM ${FACT_TABLE} WHERE ${conditions.join(" AND ")}`;
     lines.push(`  ${JSON.stringify(signature)}:`, `    query: ${JSON.stringify(query)}`);
   }
