@@ -8,7 +8,7 @@ import {
 import { checkBindingQuery } from "../src/bindings/query.js";
 import { dataBindingsDocumentSchema } from "../src/bindings/schema.js";
 import { formatSignature, parseSignature } from "../src/bindings/signature.js";
-import type { BindingSlot } from "../src/bindings/types.js";
+import type { BindingSlot, DataBindings } from "../src/bindings/types.js";
 import { quoteIdentifier, quoteString } from "../src/sql/literal.js";
 
 const column = (type: string): BindingSlot => ({ kind: "column", type });
@@ -26,6 +26,11 @@ function one(signature: string, query = "SELECT 1") {
   return parseDataBindings(
     `facts:\n  ${JSON.stringify(signature)}:\n    query: ${JSON.stringify(query)}\n`,
   ).bindings[0]!;
+}
+
+/** Parsed bindings without the plain-scan reading of each query (tested in local-keys). */
+function withoutScans(parsed: DataBindings) {
+  return { ...parsed, bindings: parsed.bindings.map(({ scan: _scan, ...rest }) => rest) };
 }
 
 function slotsOf(signature: string): readonly BindingSlot[] {
@@ -49,7 +54,7 @@ sql_types:
   Project: integer
   Ticket: bigint
 `);
-    expect(bindings).toEqual({
+    expect(withoutScans(bindings)).toEqual({
       bindings: [
         {
           signature: "has_role(User:_, String:_, Workspace:_)",
@@ -79,6 +84,7 @@ sql_types:
         ["Project", "integer"],
         ["Ticket", "bigint"],
       ]),
+      keys: new Map(),
     });
   });
 
@@ -96,7 +102,7 @@ sql_types:
   Ticket: uuid
   User: uuid
 `);
-    expect(bindings).toEqual({
+    expect(withoutScans(bindings)).toEqual({
       bindings: [
         {
           signature: "is_confidential(Ticket:_)",
@@ -131,6 +137,7 @@ sql_types:
         ["Ticket", "uuid"],
         ["User", "uuid"],
       ]),
+      keys: new Map(),
     });
   });
 
@@ -151,7 +158,7 @@ sql_types:
   Team: text
   Folder: integer
 `);
-    expect(bindings).toEqual({
+    expect(withoutScans(bindings)).toEqual({
       bindings: [
         {
           signature: "has_role(User:_, String:_)",
@@ -187,6 +194,7 @@ sql_types:
         ["Team", "text"],
         ["Folder", "integer"],
       ]),
+      keys: new Map(),
     });
   });
 
@@ -194,13 +202,14 @@ sql_types:
     expect(parseDataBindings("facts:\nsql_types:\n  Ticket: integer\n")).toEqual({
       bindings: [],
       sqlTypes: new Map([["Ticket", "integer"]]),
+      keys: new Map(),
     });
   });
 });
 
 describe("document shape", () => {
   it("accepts empty documents and empty sections", () => {
-    const empty = { bindings: [], sqlTypes: new Map() };
+    const empty = { bindings: [], sqlTypes: new Map(), keys: new Map() };
     expect(parseDataBindings("")).toEqual(empty);
     expect(parseDataBindings("# only a comment\n")).toEqual(empty);
     expect(parseDataBindings("facts:\n")).toEqual(empty);
@@ -209,15 +218,15 @@ describe("document shape", () => {
   });
   it("rejects unknown top-level keys", () => {
     expect(errorOf("fact:\n  x: 1\n")).toBe(
-      "data_bindings:1:1: unknown key `fact` in data bindings; expected `facts` or `sql_types`",
+      "data_bindings:1:1: unknown key `fact` in data bindings; expected `facts`, `sql_types` or `keys`",
     );
     expect(errorOf("facts:\nsql_type:\n  User: text\n")).toBe(
-      "data_bindings:2:1: unknown key `sql_type` in data bindings; expected `facts` or `sql_types`",
+      "data_bindings:2:1: unknown key `sql_type` in data bindings; expected `facts`, `sql_types` or `keys`",
     );
   });
   it("rejects a document or section that is not a mapping", () => {
     expect(errorOf("- facts\n")).toBe(
-      "data_bindings:1:1: data bindings must be a mapping with keys `facts` and `sql_types`",
+      "data_bindings:1:1: data bindings must be a mapping with keys `facts`, `sql_types` and `keys`",
     );
     expect(errorOf("facts: [a]\n")).toBe(
       "data_bindings:1:1: `facts` must be a mapping from fact signatures to queries",
@@ -299,7 +308,7 @@ describe("errors", () => {
     const result = safeParseDataBindings("sql_types:\n  User: text\n");
     expect(result).toEqual({
       success: true,
-      data: { bindings: [], sqlTypes: new Map([["User", "text"]]) },
+      data: { bindings: [], sqlTypes: new Map([["User", "text"]]), keys: new Map() },
     });
   });
 });

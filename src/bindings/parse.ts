@@ -10,7 +10,7 @@ import { type Diagnostic, error, tick } from "../source/diagnostic.js";
 import { formatDiagnosticLine } from "../source/format.js";
 import { positionOf, type SourceFile, type Span } from "../source/source.js";
 import { normalizeSqlType } from "../sql/sql-type.js";
-import { checkBindingQuery } from "./query.js";
+import { checkBindingQuery, plainScan, tableName } from "./query.js";
 import { bindingBodySchema, dataBindingsDocumentSchema } from "./schema.js";
 import { formatSignature, isPolarName, parseSignature } from "./signature.js";
 import type { Binding, DataBindings } from "./types.js";
@@ -103,18 +103,28 @@ function reportShape(context: Context, issue: z.core.$ZodIssue, data: unknown): 
   if (section === undefined) {
     for (const unknown of unknownKeys) {
       const pair = findPair(context, context.doc.contents, unknown);
-      const message = `unknown key ${tick(unknown)} in data bindings; expected \`facts\` or \`sql_types\``;
+      const message = `unknown key ${tick(unknown)} in data bindings; expected \`facts\`, \`sql_types\` or \`keys\``;
       report(context, message, pair?.key ?? at);
     }
     if (issue.code !== "unrecognized_keys") {
-      report(context, "data bindings must be a mapping with keys `facts` and `sql_types`", at);
+      report(
+        context,
+        "data bindings must be a mapping with keys `facts`, `sql_types` and `keys`",
+        at,
+      );
     }
   } else if (key === undefined) {
     const what =
-      section === "facts" ? "fact signatures to queries" : "type names to SQL type names";
+      section === "facts"
+        ? "fact signatures to queries"
+        : section === "keys"
+          ? "table names to key columns"
+          : "type names to SQL type names";
     report(context, `${tick(section)} must be a mapping from ${what}`, at);
   } else if (section === "sql_types") {
     report(context, `\`sql_types\` entry ${tick(key)} must be a string`, at);
+  } else if (section === "keys") {
+    report(context, `\`keys\` entry ${tick(key)} must be a column name or a list of them`, at);
   } else {
     const binding = `binding ${tick(displaySignature(key))}`;
     for (const unknown of unknownKeys) {
@@ -152,7 +162,17 @@ function readFacts(context: Context, facts: YAMLMap): Binding[] {
     }
     const { line } = positionOf(context.source, spanOf(context, pair.key).start);
     const { predicate, slots } = parsed;
-    bindings.push({ signature, predicate, slots, query: query.query, line });
+    const scan = plainScan(query.query);
+    const columns = slots.filter((slot) => slot.kind === "column").length;
+    const fits = scan !== null && scan.items.length === columns;
+    bindings.push({
+      signature,
+      predicate,
+      slots,
+      query: query.query,
+      line,
+      scan: fits ? scan : null,
+    });
   }
   return bindings;
 }
@@ -181,6 +201,39 @@ function readSqlTypes(context: Context, sqlTypes: YAMLMap): Map<string, string> 
   return types;
 }
 
+function readKeys(context: Context, keys: YAMLMap): Map<string, readonly string[]> {
+  const read = new Map<string, readonly string[]>();
+  for (const pair of keys.items) {
+    const table = keyText(context, pair.key);
+    const name = tableName(table);
+    const value = toJS(context, pair.value);
+    const columns = typeof value === "string" ? [value] : Array.isArray(value) ? value : null;
+    if (name === null) {
+      const message = `invalid table name ${tick(table)} in \`keys\`; expected \`table\` or \`schema.table\``;
+      report(context, message, pair.key);
+    } else if (read.has(name)) {
+      report(context, `duplicate table ${tick(table)} in \`keys\``, pair.key);
+    } else if (columns?.every((column) => typeof column === "string")) {
+      const names = columns.map((column) => {
+        const canonical = tableName(column);
+        // A column is one name, not `table.column`.
+        return canonical !== null && JSON.parse(canonical).length === 1 ? canonical : null;
+      });
+      const bad = columns.find((_, i) => names[i] === null);
+      if (bad !== undefined) {
+        report(
+          context,
+          `invalid column name ${tick(bad)} for ${tick(table)} in \`keys\``,
+          pair.key,
+        );
+      } else if (columns.length > 0) {
+        read.set(name, names as string[]);
+      }
+    }
+  }
+  return read;
+}
+
 function check(yamlText: string, options: ParseDataBindingsOptions): SafeParseDataBindingsResult {
   const source: SourceFile = { name: options.fileName ?? "data_bindings", text: yamlText };
   const doc = parseDocument(yamlText, { uniqueKeys: false, prettyErrors: false });
@@ -205,23 +258,25 @@ function check(yamlText: string, options: ParseDataBindingsOptions): SafeParseDa
 
   let bindings: Binding[] = [];
   let sqlTypes = new Map<string, string>();
+  let keys = new Map<string, readonly string[]>();
   const root = resolve(context, doc.contents);
   const sections = new Set<string>();
   for (const pair of isMap(root) ? root.items : []) {
     const section = keyText(context, pair.key);
     const value = resolve(context, pair.value);
-    if (section !== "facts" && section !== "sql_types") continue; // reported by the shape check
+    if (section !== "facts" && section !== "sql_types" && section !== "keys") continue; // reported by the shape check
     if (sections.has(section))
       report(context, `duplicate key ${tick(section)} in data bindings`, pair.key);
     else if (section === "facts" && isMap(value)) bindings = readFacts(context, value);
     else if (section === "sql_types" && isMap(value)) sqlTypes = readSqlTypes(context, value);
+    else if (section === "keys" && isMap(value)) keys = readKeys(context, value);
     sections.add(section);
   }
   if (context.diagnostics.length > 0) {
     context.diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
     return fail();
   }
-  return { success: true, data: { bindings, sqlTypes } };
+  return { success: true, data: { bindings, sqlTypes, keys } };
 }
 
 /**
@@ -251,7 +306,7 @@ export function parseDataBindings(
  *
  *   const result = safeParseDataBindings("fact:\n");
  *   if (!result.success) console.log(result.error.message);
- *   // data_bindings:1:1: unknown key `fact` in data bindings; expected `facts` or `sql_types`
+ *   // data_bindings:1:1: unknown key `fact` in data bindings; expected `facts`, `sql_types` or `keys`
  */
 export function safeParseDataBindings(
   yamlText: string,

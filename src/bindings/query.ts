@@ -179,3 +179,130 @@ export function checkBindingQuery(text: string): QueryCheck {
   if (scan.lineComments.some(([start, stop]) => start < length && stop >= length)) query += "\n";
   return { kind: "query", query };
 }
+
+// ---------------------------------------------------------------- plain table scans
+
+/** Words that make a query more than a filter over one table's rows. */
+const NOT_PLAIN = new Set([
+  "group",
+  "having",
+  "window",
+  "order",
+  "limit",
+  "offset",
+  "fetch",
+  "for",
+  "union",
+  "intersect",
+  "except",
+]);
+
+function isWord(token: Token | undefined, word: string): boolean {
+  return token?.kind === "word" && token.text.toLowerCase() === word;
+}
+
+/** The name an identifier token stands for: unquoted folded to lower case, quoted as written. */
+function identifierName(token: Token | undefined): string | null {
+  if (token?.kind === "word") return token.text.toLowerCase();
+  if (token?.kind === "literal" && token.text.startsWith('"') && token.text.length > 2) {
+    return token.text.slice(1, -1).replaceAll('""', '"');
+  }
+  return null;
+}
+
+/** `name` or `schema.name` starting at `at`: its canonical form and the index after it. */
+function qualifiedName(
+  tokens: readonly Token[],
+  at: number,
+): { name: string; next: number } | null {
+  const first = identifierName(tokens[at]);
+  if (first === null) return null;
+  if (!isPunct(tokens[at + 1], ".")) return { name: JSON.stringify([first]), next: at + 1 };
+  const second = identifierName(tokens[at + 2]);
+  if (second === null) return null;
+  return { name: JSON.stringify([first, second]), next: at + 3 };
+}
+
+/** A binding query that reads rows of one table: `SELECT items FROM table [WHERE condition]`. */
+export interface PlainScan {
+  /** The table as written. */
+  readonly table: string;
+  /** The table's canonical name (see `tableName`): equal names are the same table. */
+  readonly tableName: string;
+  /** The select items as written. */
+  readonly items: readonly string[];
+  /** The canonical column name of each item that is a bare column, else null. */
+  readonly columns: readonly (string | null)[];
+  /** The WHERE condition as written, or null. */
+  readonly condition: string | null;
+}
+
+/**
+ * The canonical name of a table or column name as written (`Docs`, `public."Docs"`), or null
+ * when the text is not one.
+ *
+ *   tableName("public.Docs") === tableName('public."docs"') // true
+ */
+export function tableName(text: string): string | null {
+  const { tokens, unterminated } = scanSql(text);
+  if (unterminated) return null;
+  const name = qualifiedName(tokens, 0);
+  return name && name.next === tokens.length ? name.name : null;
+}
+
+/**
+ * Recognizes a plain scan of one table (no DISTINCT, join, alias, grouping, ordering, limit or
+ * set operation); null for any other query. Such scans of the same table can be read as one
+ * when a key says they meet on the same row.
+ *
+ *   plainScan("SELECT id, org_id FROM docs WHERE NOT archived")
+ *   // { table: "docs", items: ["id", "org_id"], columns: ['["id"]', '["org_id"]'], condition: "NOT archived", … }
+ */
+export function plainScan(query: string): PlainScan | null {
+  const { tokens, unterminated } = scanSql(query);
+  if (unterminated || !isWord(tokens[0], "select")) return null;
+  if (isWord(tokens[1], "distinct") || isWord(tokens[1], "all")) return null;
+  const items: string[] = [];
+  const columns: (string | null)[] = [];
+  let depth = 0;
+  let itemStart = 1;
+  let from = -1;
+  for (let i = 1; i < tokens.length && from < 0; i++) {
+    const token = tokens[i]!;
+    if (isPunct(token, "(")) depth++;
+    else if (isPunct(token, ")")) depth--;
+    else if (depth > 0) continue;
+    const ends = isPunct(token, ",") || isWord(token, "from");
+    if (!ends) continue;
+    if (i === itemStart) return null;
+    const item = query.slice(tokens[itemStart]!.start, token.start).trim();
+    const last = tokens[i - 1]!;
+    if (isPunct(last, "*")) return null; // `*` and `t.*` stand for several columns
+    items.push(item);
+    const bare = i === itemStart + 1 ? identifierName(tokens[itemStart]) : null;
+    columns.push(bare === null ? null : JSON.stringify([bare]));
+    itemStart = i + 1;
+    if (isWord(token, "from")) from = i;
+  }
+  if (from < 0) return null;
+  const table = qualifiedName(tokens, from + 1);
+  if (!table) return null;
+  const tableText = query.slice(
+    tokens[from + 1]!.start,
+    tokens[table.next - 1]!.start + tokens[table.next - 1]!.text.length,
+  );
+  if (table.next === tokens.length) {
+    return { table: tableText, tableName: table.name, items, columns, condition: null };
+  }
+  if (!isWord(tokens[table.next], "where") || table.next + 1 === tokens.length) return null;
+  depth = 0;
+  for (const token of tokens.slice(table.next + 1)) {
+    if (isPunct(token, "(")) depth++;
+    else if (isPunct(token, ")")) depth--;
+    else if (depth === 0 && token.kind === "word" && NOT_PLAIN.has(token.text.toLowerCase())) {
+      return null;
+    }
+  }
+  const condition = query.slice(tokens[table.next + 1]!.start).trimEnd();
+  return { table: tableText, tableName: table.name, items, columns, condition };
+}

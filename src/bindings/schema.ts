@@ -13,6 +13,7 @@ export const dataBindingsDocumentSchema = z
   .strictObject({
     facts: z.record(z.string(), bindingBodySchema).nullish(),
     sql_types: z.record(z.string(), z.string()).nullish(),
+    keys: z.record(z.string(), z.union([z.string(), z.array(z.string()).min(1)])).nullish(),
   })
   .nullish();
 

@@ -1,4 +1,5 @@
 /** Parsed data bindings: which facts live in the caller's database and how to SELECT them. */
+import type { PlainScan } from "./query.js";
 
 /** One argument slot of a binding signature. */
 export type BindingSlot =
@@ -19,10 +20,18 @@ export interface Binding {
   readonly query: string;
   /** 1-based line of the signature in the YAML document (for messages). */
   readonly line: number;
+  /** The query as a plain scan of one table, when it is one (see `keys`). */
+  readonly scan: PlainScan | null;
 }
 
 export interface DataBindings {
   readonly bindings: readonly Binding[];
   /** Polar type name -> SQL type name, lowercased (`integer`, `uuid`, `text`, ...). */
   readonly sqlTypes: ReadonlyMap<string, string>;
+  /**
+   * `keys` (project extension): canonical table name (see `tableName`) -> the canonical names
+   * of columns that together are unique in that table. Plain scans of one table that a query
+   * joins on its key read the same row, so they are read as one scan.
+   */
+  readonly keys: ReadonlyMap<string, readonly string[]>;
 }

@@ -20,6 +20,7 @@ import { postgres } from "./kysely.js";
 import { LiteralError, parameterText, renderTypedLiteral, renderValue } from "./literal.js";
 import { conditionTerms, resolvePlan, staticValue } from "./resolve.js";
 import { factsFor } from "./rows.js";
+import { mergeKeyedScans } from "./scans.js";
 
 export interface PrintOptions {
   readonly central?: CentralFacts;
@@ -97,7 +98,8 @@ export function printPlan(
       bindings,
       strictOutputs: shape.kind === "select",
     });
-    return emitStatement(resolved, plan.outputs, bindings, shape, writing);
+    const scans = mergeKeyedScans(resolved, bindings);
+    return emitStatement(scans.plan, plan.outputs, scans.bindings, shape, writing);
   };
   const parameters = options.parameters;
   const cacheable =
