@@ -21,6 +21,8 @@ export interface BenchConfig {
   readonly compileIterations: number;
   /** `off` disables PostgreSQL's JIT on the bench connection; `default` keeps the server's. */
   readonly jit: "default" | "off";
+  /** Whether the bindings keep their `keys` section (`--keys=no` drops it). */
+  readonly keys: boolean;
 }
 
 /** Row counts of the generated data set at a given scale. */
@@ -45,7 +47,7 @@ export function readConfig(argv: readonly string[]): BenchConfig {
     if (!match) throw new Error(`unknown argument \`${arg}\``);
     flags.set(match[1]!, match[2] ?? "true");
   }
-  const known = ["schema", "seed", "scale", "force", "repetitions", "iterations", "jit"];
+  const known = ["schema", "seed", "scale", "force", "repetitions", "iterations", "jit", "keys"];
   for (const name of flags.keys())
     if (!known.includes(name)) throw new Error(`unknown flag \`--${name}\``);
   const schema = flags.get("schema") ?? process.env.BENCH_SCHEMA ?? "polar_bench";
@@ -59,12 +61,18 @@ export function readConfig(argv: readonly string[]): BenchConfig {
     repetitions: positiveNumber(flags.get("repetitions") ?? "200", "repetitions"),
     compileIterations: positiveNumber(flags.get("iterations") ?? "20000", "iterations"),
     jit: jitFlag(flags.get("jit") ?? "default"),
+    keys: yesNo(flags.get("keys") ?? "yes", "keys"),
   };
 }
 
 function jitFlag(text: string): "default" | "off" {
   if (text !== "default" && text !== "off") throw new Error("`--jit` must be `default` or `off`");
   return text;
+}
+
+function yesNo(text: string, name: string): boolean {
+  if (text !== "yes" && text !== "no") throw new Error(`\`--${name}\` must be \`yes\` or \`no\``);
+  return text === "yes";
 }
 
 function positiveNumber(text: string, name: string): number {
