@@ -447,12 +447,12 @@ describe("termination and scale", () => {
     expect(list(folderPolicy, index, user("ada"), "list", "Folder")).toHaveLength(depth + 1);
   });
 
-  it("authorizes over 100,000 facts in milliseconds", () => {
+  it("authorizes over 100,000 facts", () => {
+    // Speed is measured in bench/; this checks answers at that size.
     const program = policy(EXAMPLES.folders);
     const facts = bigFolderData();
     expect(facts.length).toBe(100_000);
     const index: FactIndex = indexFacts(facts);
-    const started = performance.now();
     let allowed = 0;
     const questions = 200;
     for (let i = 0; i < questions; i++) {
@@ -460,10 +460,8 @@ describe("termination and scale", () => {
       const document = ent("Document", `d${(i * 31) % 40000}`);
       if (authorize(program, index, actor, i % 2 ? "open" : "edit", document)) allowed++;
     }
-    const perQuestion = (performance.now() - started) / questions;
     expect(allowed).toBeGreaterThan(0);
-    // Generous bound for slow CI machines; the measured figure is far below (see the report).
-    expect(perQuestion).toBeLessThan(2000);
+    expect(allowed).toBeLessThan(questions);
   });
 });
 
