@@ -489,3 +489,165 @@ export const levelsSpace = [
   ...factSpace("has_name", ids("User", ["u1", "u2"]), names.map(s)),
   ...factSpace("doc_signer_from", ids("Doc", ["1", "2", "3"]), names.map(s)),
 ];
+
+// ---------------------------------------------------------------- mutual recursion, both self-recursive
+
+/**
+ * Two members of one recursion that both call themselves: one merged CTE. `not` over the
+ * recursion sits in `allow` (a rule of the recursion itself could not negate it).
+ */
+export const mutualSelf: Family = {
+  name: "mutualself",
+  policy: `actor User {}
+resource Folder {
+  roles = ["reader", "banned"];
+  permissions = ["list"];
+  relations = { parent: Folder };
+  "list" if "reader";
+  "list" if "list" on "parent";
+  "reader" if "list" on "parent";
+  "reader" if "reader" on "parent";
+  "banned" if "banned" on "parent";
+}
+allow(actor: User, action: String, folder: Folder) if has_permission(actor, action, folder);
+allow(actor: User, "peek", folder: Folder) if
+  has_permission(actor, "list", folder) and not has_role(actor, "banned", folder);
+allow(actor: User, "skim", folder: Folder) if
+  is_public(folder) and has_role(actor, "banned", folder) and
+  has_relation(folder, "parent", parent) and parent matches Folder and
+  not has_permission(actor, "list", parent);
+allow(actor: User, "hide", folder: Folder) if
+  has_role(actor, "banned", folder) and not has_role(actor, "reader", folder);`,
+  bindings: [
+    "has_relation(Folder:_, parent, Folder:_)",
+    "has_role(User:_, String:_, Folder:_)",
+    "is_public(Folder:_)",
+  ],
+  sqlTypes: { Folder: "integer", User: "text" },
+  domain: { User: ["ada", "bo"], Folder: ["1", "2", "3", "4"] },
+  actors: ids("User", ["ada", "bo"]),
+  actions: ["list", "peek", "skim", "hide"],
+  resourceTypes: ["Folder"],
+};
+
+export const mutualSelfSpace = [
+  ...factSpace(
+    "has_relation",
+    ids("Folder", ["1", "2", "3", "4"]),
+    [s("parent")],
+    ids("Folder", ["1", "2", "3", "4"]),
+  ),
+  ...factSpace(
+    "has_role",
+    ids("User", ["ada", "bo"]),
+    [s("reader"), s("banned")],
+    ids("Folder", ["1", "2", "3", "4"]),
+  ),
+  ...factSpace(
+    "has_permission",
+    ids("User", ["ada"]),
+    [s("list")],
+    ids("Folder", ["1", "2", "3", "4"]),
+  ),
+  ...factSpace("is_public", ids("Folder", ["1", "2", "3", "4"])),
+];
+
+// ---------------------------------------------------------------- mutual recursion over two types
+
+/**
+ * A recursion through folders and documents, each type also recursing on its own; asked
+ * through `has_role` ("own"), its root is a member that does not call itself.
+ */
+export const mutualTypes: Family = {
+  name: "mutualtypes",
+  policy: `actor User {}
+resource Folder {
+  roles = ["viewer"];
+  permissions = ["view"];
+  relations = { parent: Folder, readme: Document };
+  "view" if "viewer";
+  "view" if "view" on "parent";
+  "viewer" if "view" on "readme";
+}
+resource Document {
+  roles = ["editor"];
+  permissions = ["view", "edit"];
+  relations = { folder: Folder, source: Document };
+  "edit" if "editor";
+  "view" if "edit";
+  "view" if "view" on "folder";
+  "view" if "view" on "source";
+}
+allow(actor: User, action: String, folder: Folder) if has_permission(actor, action, folder);
+allow(actor: User, action: String, doc: Document) if has_permission(actor, action, doc);
+allow(actor: User, "peek", doc: Document) if
+  has_permission(actor, "view", doc) and has_relation(doc, "folder", folder) and
+  folder matches Folder and not has_permission(actor, "view", folder);
+allow(actor: User, "own", folder: Folder) if has_role(actor, "viewer", folder);`,
+  bindings: [
+    "has_relation(Folder:_, parent, Folder:_)",
+    "has_relation(Folder:_, readme, Document:_)",
+    "has_relation(Document:_, folder, Folder:_)",
+    "has_relation(Document:_, source, Document:_)",
+    "has_role(User:_, String:_, Folder:_)",
+    "has_role(User:_, String:_, Document:_)",
+  ],
+  sqlTypes: { Folder: "integer", Document: "text", User: "text" },
+  domain: { User: ["ada", "bo"], Folder: ["1", "2", "3"], Document: ["a", "b"] },
+  actors: ids("User", ["ada", "bo"]),
+  actions: ["view", "edit", "peek", "own"],
+  resourceTypes: ["Folder", "Document"],
+};
+
+const typeFolders = ids("Folder", ["1", "2", "3"]);
+const typeDocuments = ids("Document", ["a", "b"]);
+export const mutualTypesSpace = [
+  ...factSpace("has_relation", typeFolders, [s("parent")], typeFolders),
+  ...factSpace("has_relation", typeFolders, [s("readme")], typeDocuments),
+  ...factSpace("has_relation", typeDocuments, [s("folder")], typeFolders),
+  ...factSpace("has_relation", typeDocuments, [s("source")], typeDocuments),
+  ...factSpace("has_role", ids("User", ["ada", "bo"]), [s("viewer")], typeFolders),
+  ...factSpace("has_role", ids("User", ["ada", "bo"]), [s("editor")], typeDocuments),
+];
+
+// ---------------------------------------------------------------- mutual recursion, members apart
+
+/**
+ * Two self-recursive members that hold for different folders: each `link` edge switches
+ * between them, so a merged CTE must keep apart which member a row belongs to.
+ */
+export const mutualParity: Family = {
+  name: "mutualparity",
+  policy: `actor User {}
+resource Folder {
+  roles = ["reader", "lister"];
+  permissions = ["list"];
+  relations = { parent: Folder, link: Folder };
+  "list" if "lister";
+  "list" if "list" on "parent";
+  "list" if "reader" on "link";
+  "reader" if "reader" on "parent";
+  "reader" if "list" on "link";
+}
+allow(actor: User, action: String, folder: Folder) if has_permission(actor, action, folder);
+allow(actor: User, "read", folder: Folder) if has_role(actor, "reader", folder);
+allow(actor: User, "only", folder: Folder) if
+  has_role(actor, "reader", folder) and not has_permission(actor, "list", folder);`,
+  bindings: [
+    "has_relation(Folder:_, parent, Folder:_)",
+    "has_relation(Folder:_, link, Folder:_)",
+    "has_role(User:_, String:_, Folder:_)",
+  ],
+  sqlTypes: { Folder: "integer", User: "text" },
+  domain: { User: ["ada", "bo"], Folder: ["1", "2", "3", "4"] },
+  actors: ids("User", ["ada", "bo"]),
+  actions: ["list", "read", "only"],
+  resourceTypes: ["Folder"],
+};
+
+const parityFolders = ids("Folder", ["1", "2", "3", "4"]);
+export const mutualParitySpace = [
+  ...factSpace("has_relation", parityFolders, [s("parent"), s("link")], parityFolders),
+  ...factSpace("has_role", ids("User", ["ada", "bo"]), [s("reader"), s("lister")], parityFolders),
+  ...factSpace("has_permission", ids("User", ["ada"]), [s("list")], parityFolders),
+];

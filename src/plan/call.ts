@@ -80,6 +80,7 @@ export function planCall(
       return states;
     }
     case "recursive":
+    case "member":
     case "self": {
       const alias = freshAlias(planner);
       const instance = plan.key;

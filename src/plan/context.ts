@@ -37,8 +37,32 @@ export type InstancePlan =
       readonly exits: readonly Branch[];
       readonly steps: readonly Branch[];
     }
+  /**
+   * A member of a mutually recursive component: all members are computed together in one
+   * CTE (component.ts). Callers get a `reccall` source, like a recursive instance.
+   */
+  | { readonly kind: "member"; readonly key: string; readonly component: Component }
   /** The instance is being planned further up the stack: a recursive reference. */
   | { readonly kind: "self"; readonly key: string };
+
+/**
+ * A recursive component whose root still reads other members after they were inlined into it
+ * (they call themselves): the members are computed together, in one CTE.
+ */
+export interface Component {
+  /** The instance key of its recursive references once merged. */
+  readonly key: string;
+  /** The first is the instance whose planning found the component. */
+  readonly members: readonly Member[];
+}
+
+export interface Member {
+  readonly key: string;
+  readonly name: string;
+  readonly adornment: readonly Adornment[];
+  /** Exits, and steps that read one member (maybe another) through a `recref` source. */
+  readonly branches: readonly Branch[];
+}
 
 interface Frame {
   readonly key: string;
@@ -63,8 +87,11 @@ export interface Planner {
     string,
     { readonly name: string; readonly adornment: readonly Adornment[] }
   >;
-  /** Roots being planned again after one of their members was planned first. */
-  readonly rerooting: Set<string>;
+  /**
+   * The last branches planned for each member of a recursive component below its root (they
+   * read instances on the stack through `recref` sources); the root collects them.
+   */
+  readonly provisional: Map<string, readonly Branch[]>;
   readonly counters: { alias: number; variable: number; frame: number };
 }
 
@@ -99,7 +126,7 @@ export function createPlanner(program: Program, bindings: DataBindings): Planner
     memo: new Map(),
     stack: [],
     instances: new Map(),
-    rerooting: new Set(),
+    provisional: new Map(),
     counters: { alias: 0, variable: 0, frame: 0 },
   };
 }

@@ -13,10 +13,19 @@
  *
  * Bound arguments that come from another source's column are seeded from that source when
  * the branch constrains it by a question value; otherwise they are treated as free. The CTE
- * builders live in cte.ts, the reuse of equivalent recursions in reuse.ts.
+ * builders live in cte.ts, the reuse of equivalent recursions in reuse.ts. A call of a member
+ * of a merged component is expanded in the same forms over the merged arguments
+ * (component.ts).
  */
 import { tick } from "../source/diagnostic.js";
-import { type Adornment, freshAlias, type InstancePlan, type Planner } from "./context.js";
+import { callMerged, mergedPlan } from "./component.js";
+import {
+  type Adornment,
+  type Component,
+  freshAlias,
+  type InstancePlan,
+  type Planner,
+} from "./context.js";
 import { accumulate, walk } from "./cte.js";
 import { PlanError } from "./errors.js";
 import { planInstance } from "./instance.js";
@@ -123,10 +132,13 @@ function prefixOf(expansion: Expansion, branch: Branch, skip: number): Prefix {
   return { sources, conditions, aliases, selective };
 }
 
-/** The memoized plan of a recursive instance that a `reccall` names. */
-function recursivePlan(expansion: Expansion, key: string): RecursivePlan {
+/** The memoized plan of the recursive instance or component member a `reccall` names. */
+function calledPlan(
+  expansion: Expansion,
+  key: string,
+): Extract<InstancePlan, { kind: "recursive" | "member" }> {
   const plan = expansion.planner.memo.get(key);
-  if (!plan || plan instanceof PlanError || plan.kind !== "recursive") {
+  if (!plan || plan instanceof PlanError || (plan.kind !== "recursive" && plan.kind !== "member")) {
     throw new Error(`internal: instance ${key} is not a planned recursive instance`);
   }
   return plan;
@@ -144,9 +156,63 @@ export function recref(step: Branch, key: string): SourceRef & { source: Recursi
 }
 
 function expandCall(expansion: Expansion, branch: Branch, index: number): Branch[] {
-  const ref = branch.sources[index]!;
-  const call = ref.source as RecursiveCallSource;
-  const plan = recursivePlan(expansion, call.instance);
+  const call = branch.sources[index]!.source as RecursiveCallSource;
+  const plan = calledPlan(expansion, call.instance);
+  switch (plan.kind) {
+    case "recursive":
+      return expandAs(expansion, branch, index, plan, (positions) =>
+        replan(expansion, branch, index, plan, positions),
+      );
+    case "member":
+      return expandMember(expansion, branch, index, plan.component);
+    default: {
+      const _never: never = plan;
+      return _never;
+    }
+  }
+}
+
+/**
+ * A call of a member of a merged component: the demand form when every step passes the free
+ * arguments through, else the answers form. Replanning frees the member's own arguments.
+ */
+function expandMember(
+  expansion: Expansion,
+  branch: Branch,
+  index: number,
+  component: Component,
+): Branch[] {
+  const call = branch.sources[index]!.source as RecursiveCallSource;
+  const member = component.members.find((m) => m.key === call.instance)!;
+  const demand = mergedPlan(component, "demand");
+  const walks = demand.plan.steps.every((step) => passesThrough(demand.plan, step));
+  const merged = walks ? demand : mergedPlan(component, "answers");
+  const own = merged.positions.get(member.key)!;
+  return expandAs(expansion, callMerged(merged, branch, index), index, merged.plan, (positions) => {
+    const freed = own.flatMap((m, i) => (m !== null && positions.includes(m) ? [i] : []));
+    if (freed.length === 0) {
+      throw new PlanError(
+        "P703",
+        `cannot compile the mutual recursion of ${tick(member.name)}: its recursive calls use arguments in ways one recursive CTE cannot follow`,
+      );
+    }
+    return replan(expansion, branch, index, member, freed);
+  });
+}
+
+/**
+ * The branch with the recursive call at `index` expanded into a CTE read (walk or
+ * accumulate), or into the exits (nothing varies), or replanned with `replanAt` positions
+ * free.
+ */
+function expandAs(
+  expansion: Expansion,
+  branch: Branch,
+  index: number,
+  plan: RecursivePlan,
+  replanAt: (positions: readonly number[]) => Branch[],
+): Branch[] {
+  const call = branch.sources[index]!.source as RecursiveCallSource;
   if (expansion.building.length > MAX_NESTED_CTES || expansion.building.includes(plan.key)) {
     throw new PlanError(
       "P703",
@@ -164,9 +230,7 @@ function expandCall(expansion: Expansion, branch: Branch, index: number): Branch
     const arg = call.args[i]!;
     return arg.kind === "column" && prefix.aliases.has(arg.alias);
   });
-  if (dynamic.length > 0 && !(prefix.selective && seedable)) {
-    return replan(expansion, branch, index, plan, dynamic);
-  }
+  if (dynamic.length > 0 && !(prefix.selective && seedable)) return replanAt(dynamic);
   const varying = varyingPositions(plan, bound);
   const passThrough = plan.steps.every((step) => passesThrough(plan, step));
   if (varying.length === 0) {
@@ -175,7 +239,7 @@ function expandCall(expansion: Expansion, branch: Branch, index: number): Branch
       : [accumulate(expansion, branch, index, plan, dynamic, prefix)];
   }
   if (passThrough) return walk(expansion, branch, index, plan, dynamic, varying, prefix);
-  return replan(expansion, branch, index, plan, bound);
+  return replanAt(bound);
 }
 
 /** Bound positions whose value some step changes (the others are invariant). */
@@ -203,12 +267,15 @@ export function passesThrough(plan: RecursivePlan, step: Branch): boolean {
 
 // ---------------------------------------------------------------- replanning
 
-/** Plans the instance again with `positions` free and joins them to the caller's terms. */
+/**
+ * Plans the called instance again with its bound `positions` free and joins them to the
+ * caller's terms.
+ */
 function replan(
   expansion: Expansion,
   branch: Branch,
   index: number,
-  plan: RecursivePlan,
+  plan: { readonly name: string; readonly adornment: readonly Adornment[] },
   positions: readonly number[],
 ): Branch[] {
   const ref = branch.sources[index]!;
@@ -231,6 +298,7 @@ function replan(
   const rest = withoutSource(branch, index);
   switch (replanned.kind) {
     case "recursive":
+    case "member":
       return [
         {
           ...rest,

@@ -25,6 +25,8 @@ export function formatTerm(term: Term): string {
       return `input${term.index}`;
     case "outer":
       return "<caller column>";
+    case "null":
+      return `null(${term.type})`;
     default: {
       const _never: never = term;
       return _never;

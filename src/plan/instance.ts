@@ -3,7 +3,9 @@
  * bindings whose signature fits, central/context facts of fitting types, and the clauses
  * whose heads can match — memoized per (predicate, adornment). Recursion is found with
  * Tarjan's algorithm over instances; the root of a recursive component becomes a recursive
- * instance (exits and steps), expanded into a CTE once the question is planned.
+ * instance (exits and steps), expanded into a CTE once the question is planned. Members
+ * below the root are inlined into it; when some of them call themselves, the component is
+ * merged into one recursion (component.ts).
  */
 import type { Binding } from "../bindings/types.js";
 import { canonicalValue } from "../check/facts.js";
@@ -11,6 +13,7 @@ import { isSubtype, predicateKey } from "../check/program.js";
 import { valuesEqual } from "../core/value.js";
 import { tick } from "../source/diagnostic.js";
 import { planBody } from "./body.js";
+import { componentMembers, mergeComponent } from "./component.js";
 import {
   type Adornment,
   frameOf,
@@ -84,54 +87,14 @@ export function planInstance(
   if (frame.lowlink !== frame.index) {
     // A member of a recursive component below its root: provisional, inlined into the root.
     lowerCurrent(planner, frame.lowlink);
+    planner.provisional.set(key, branches);
     return { kind: "flat", branches };
   }
-  const foreign = foreignReference(key, branches);
-  if (foreign) return reroot(planner, key, name, adornment, foreign);
+  const members = componentMembers(planner, { key, name, adornment, branches });
+  if (members.length > 1) return mergeComponent(planner, members);
   const plan = finishInstance(key, name, adornment, branches);
   planner.memo.set(key, plan);
   return plan;
-}
-
-/** A recursive reference to another member of the component (one that calls itself). */
-function foreignReference(key: string, branches: readonly Branch[]): string | null {
-  for (const branch of branches) {
-    for (const ref of branch.sources) {
-      if (ref.source.kind === "recref" && ref.source.instance !== key) return ref.source.instance;
-    }
-  }
-  return null;
-}
-
-/**
- * A member of the recursive component calls itself: plan that member first, as the root
- * (this instance is then inlined into it), and plan this instance again on top of it.
- * When both call themselves, the recursion needs two CTEs that read each other, which
- * PostgreSQL does not allow.
- */
-function reroot(
-  planner: Planner,
-  key: string,
-  name: string,
-  adornment: readonly Adornment[],
-  member: string,
-): InstancePlan {
-  const other = planner.instances.get(member)!;
-  if (planner.rerooting.has(key) || planner.rerooting.has(member)) {
-    const error = new PlanError(
-      "P703",
-      `cannot compile the mutual recursion between ${tick(name)} and ${tick(other.name)}: both also call themselves`,
-    );
-    planner.memo.set(key, error);
-    throw error;
-  }
-  planner.rerooting.add(key);
-  try {
-    planInstance(planner, other.name, other.adornment);
-    return planInstance(planner, name, adornment);
-  } finally {
-    planner.rerooting.delete(key);
-  }
 }
 
 function finishInstance(

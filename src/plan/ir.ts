@@ -49,7 +49,23 @@ export interface OuterTerm {
   readonly type: string;
 }
 
-export type Term = ColumnTerm | LiteralTerm | ParamTerm | TimeTerm | InputTerm | OuterTerm;
+/**
+ * No value (SQL NULL of `type`): a column of a merged recursive CTE that belongs to another
+ * member than the row's (see component.ts). Never equal to anything.
+ */
+export interface NullTerm {
+  readonly kind: "null";
+  readonly type: string;
+}
+
+export type Term =
+  | ColumnTerm
+  | LiteralTerm
+  | ParamTerm
+  | TimeTerm
+  | InputTerm
+  | OuterTerm
+  | NullTerm;
 
 /** An output that holds for every value of its type (a universal rule, reference §9.3). */
 export interface AnyOutput {
@@ -206,6 +222,7 @@ export function termType(term: Term): string {
     case "param":
     case "input":
     case "outer":
+    case "null":
       return term.type;
     case "literal":
       return term.value.type;
@@ -248,6 +265,8 @@ export function termsEqual(a: Term, b: Term): boolean {
       return b.kind === "input" && a.index === b.index;
     case "outer":
       return b.kind === "outer";
+    case "null":
+      return false;
     default: {
       const _never: never = a;
       return _never;

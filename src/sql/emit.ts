@@ -282,6 +282,8 @@ function termSql(context: Context, term: Term): string {
     case "param":
     case "time":
       return literalSql(context, staticValue(term, context.plan)!, term);
+    case "null":
+      return renderTypedNull(term.type, sqlTypeFor(context, term.type));
     case "input":
       throw new Error(`internal: unresolved ${term.kind} term`);
     default: {
@@ -305,7 +307,10 @@ function cteValueSql(context: Context, output: Output, column: CteColumn): strin
   const declared = sqlTypeFor(context, column.type);
   const text =
     output.kind === "literal" ? literalSql(context, output.value) : termSql(context, output);
-  if (declared === undefined && !isPrimitiveType(column.type) && output.kind !== "literal")
+  if (
+    output.kind === "null" ||
+    (declared === undefined && !isPrimitiveType(column.type) && output.kind !== "literal")
+  )
     return text;
   return `CAST(${text} AS ${sqlTypeOf(column.type, declared)})`;
 }
