@@ -337,10 +337,11 @@ describe.each(testEngines())("round trips on $name", (engine) => {
     const names = hostileString.filter((n) => n !== "" && utf8Bytes(n) <= 63);
     await fc.assert(
       fc.asyncProperty(names, async (name) => {
-        const sql = `SELECT ${hexOf("json_object_keys(to_json(t))")} AS k FROM (SELECT 1 AS ${quoteIdentifier(name)}) AS t`;
+        const sql = `SELECT ${hexOf("json_object_keys(to_json(t.*))")} AS k FROM (SELECT 1 AS ${quoteIdentifier(name)}) AS t`;
         expect(await db.query<{ k: string }>(sql)).toEqual([{ k: hex(name) }]);
       }),
-      { numRuns: 200 },
+      // `t` is also the row's alias: the row is still read as a whole.
+      { numRuns: 200, examples: [["t"]] },
     );
   });
 
