@@ -11,11 +11,6 @@ export interface DriveOptions {
   readonly requests: readonly BenchRequest[];
   readonly connections: number;
   readonly seconds: number;
-  /**
-   * Requests per second offered over all connections; unset sends as fast as the server
-   * answers. With a rate, autocannon corrects latencies for coordinated omission.
-   */
-  readonly rate?: number;
 }
 
 export interface DriveSummary {
@@ -44,7 +39,6 @@ export async function drive(options: DriveOptions): Promise<DriveSummary> {
     url: options.url,
     connections: options.connections,
     duration: options.seconds,
-    ...(options.rate !== undefined && { overallRate: options.rate }),
     // A request slower than this counts as an error (a timeout).
     timeout: 5,
     headers: {

@@ -1,8 +1,9 @@
 /**
  * HTTP load benchmark: starts `polar-sql serve` (in-memory PGlite) in a child process and
  * drives it over loopback with autocannon at concurrency 50: authorize alone (as fast as it
- * answers, then at a fixed 2,000 requests/s), authorize_query alone, then a mix of
- * authorize, list, actions and authorize_query. About 36 s in all.
+ * answers; then at 2,000 requests/s evenly spaced, open loop, see open-loop.ts),
+ * authorize_query alone, then a mix of authorize, list, actions and authorize_query. About
+ * 36 s in all.
  * Reports requests/s, p99 latency, errors, and the server's RSS at start and end.
  *
  *   npx tsx bench/http/load.ts                 # full run (~30 s of load), ~12.6k facts
@@ -18,6 +19,7 @@ import { readFile } from "node:fs/promises";
 import pg from "pg";
 import { type DriveSummary, drive } from "./drive.js";
 import { type BenchRequest, factCount, requestMix, SCALES } from "./fixture.js";
+import { openLoop } from "./open-loop.js";
 
 const quick = process.argv.includes("--quick");
 const scaleName = process.argv.includes("--small") ? "small" : "default";
@@ -93,19 +95,26 @@ async function main(): Promise<void> {
     mix.actions[i]!,
     mix.authorize_query[i]!,
   ]);
-  const run = (requests: readonly BenchRequest[], seconds: number, rate?: number) =>
-    drive({ url: server.url, apiKey, requests, connections, seconds, ...(rate && { rate }) });
+  const run = (requests: readonly BenchRequest[], seconds: number) =>
+    drive({ url: server.url, apiKey, requests, connections, seconds });
   try {
     const rssLoaded = await rssMiB(pid);
     await run(mixed, phases.warmup);
     const rssWarm = await rssMiB(pid);
     const results: [string, DriveSummary][] = [
       ["authorize", await run(mix.authorize, phases.authorize)],
-      // Latency at the target rate: the saturating run above measures queueing as much as
-      // service (50 connections at N requests/s wait 50/N s on average, Little's law).
+      // Latency at the target rate, open loop: the saturating run above measures queueing as
+      // much as service (50 connections at N requests/s wait 50/N s on average, Little's law).
       [
-        `authorize at ${AUTHORIZE_RATE} requests/s offered`,
-        await run(mix.authorize, phases.authorize, AUTHORIZE_RATE),
+        `authorize at ${AUTHORIZE_RATE} requests/s, open loop`,
+        await openLoop({
+          url: server.url,
+          apiKey,
+          requests: mix.authorize,
+          rate: AUTHORIZE_RATE,
+          seconds: phases.authorize,
+          connections,
+        }),
       ],
       ["authorize_query", await run(mix.authorize_query, phases.authorizeQuery)],
       ["mixed (authorize, list, actions, authorize_query)", await run(mixed, phases.mixed)],
