@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { GroundFact, Value } from "../../src/core/value.js";
+import { mutualTypes } from "../local-families.js";
 
 export interface CentralFamily {
   readonly name: string;
@@ -177,7 +178,7 @@ const gitclub = family("gitclub", "gitclub.polar", {
 
 /**
  * Mutual recursion through two types in which several members call themselves (one merged
- * CTE), with `not` over it; written here rather than in examples/.
+ * CTE), with `not` over it: the oracle family `mutualTypes` of the local tests.
  */
 const mutualUsers = of("User", "ada", "bo");
 const mutualFolders = of("Folder", "f1", "f2");
@@ -185,31 +186,7 @@ const mutualDocuments = of("Document", "d1", "d2");
 const mutualRecursion: CentralFamily = {
   name: "mutual recursion",
   file: "mutual-recursion.polar",
-  src: `actor User {}
-resource Folder {
-  roles = ["viewer"];
-  permissions = ["view"];
-  relations = { parent: Folder, readme: Document };
-  "view" if "viewer";
-  "view" if "view" on "parent";
-  "viewer" if "view" on "readme";
-}
-resource Document {
-  roles = ["editor"];
-  permissions = ["view", "edit"];
-  relations = { folder: Folder, source: Document };
-  "edit" if "editor";
-  "view" if "edit";
-  "view" if "view" on "folder";
-  "view" if "view" on "source";
-}
-allow(actor: User, action: String, folder: Folder) if has_permission(actor, action, folder);
-allow(actor: User, action: String, doc: Document) if has_permission(actor, action, doc);
-allow(actor: User, "peek", doc: Document) if
-  has_permission(actor, "view", doc) and has_relation(doc, "folder", folder) and
-  folder matches Folder and not has_permission(actor, "view", folder);
-allow(actor: User, "own", folder: Folder) if has_role(actor, "viewer", folder);
-`,
+  src: mutualTypes.policy,
   actors: mutualUsers,
   resources: [...mutualFolders, ...mutualDocuments],
   actions: { Folder: ["view", "own", "edit"], Document: ["view", "edit", "peek", "own"] },
