@@ -530,19 +530,9 @@ allow(actor: User, "hide", folder: Folder) if
   resourceTypes: ["Folder"],
 };
 
+/** The parent links and roles of `blockedSpace`, with central grants and public folders. */
 export const mutualSelfSpace = [
-  ...factSpace(
-    "has_relation",
-    ids("Folder", ["1", "2", "3", "4"]),
-    [s("parent")],
-    ids("Folder", ["1", "2", "3", "4"]),
-  ),
-  ...factSpace(
-    "has_role",
-    ids("User", ["ada", "bo"]),
-    [s("reader"), s("banned")],
-    ids("Folder", ["1", "2", "3", "4"]),
-  ),
+  ...blockedSpace,
   ...factSpace(
     "has_permission",
     ids("User", ["ada"]),
