@@ -80,8 +80,17 @@ function mergeBranch(branch: Branch, state: Merged): Branch {
   }
 }
 
-/** `alias.argN` columns of each key column, when the source is a plain scan with a key. */
-function keyColumns(ref: SourceRef, state: Merged): { table: string; terms: Term[] } | null {
+/** A binding source of the branch that is a plain scan of a table with a declared key. */
+interface KeyedScan {
+  readonly ref: SourceRef;
+  readonly binding: number;
+  readonly table: string;
+  /** The `alias.argN` column of each key column. */
+  readonly terms: readonly Term[];
+}
+
+/** The source as a keyed scan; null when it is none or also reads central or context rows. */
+function keyedScan(ref: SourceRef, state: Merged): KeyedScan | null {
   const source = ref.source;
   if (source.kind !== "binding" || (source.rows?.length ?? 0) > 0) return null;
   const binding = bindingAt(state, source.binding);
@@ -101,15 +110,12 @@ function keyColumns(ref: SourceRef, state: Merged): { table: string; terms: Term
       type: binding.slots[position]!.type,
     });
   }
-  return { table: scan.tableName, terms };
+  return { ref, binding: source.binding, table: scan.tableName, terms };
 }
 
 /** Two sources of the branch that read the same row by a declared key, if any. */
-function keyedPair(branch: Branch, state: Merged): [SourceRef, SourceRef] | null {
-  const keyed = branch.sources.flatMap((ref) => {
-    const key = keyColumns(ref, state);
-    return key ? [{ ref, ...key }] : [];
-  });
+function keyedPair(branch: Branch, state: Merged): [KeyedScan, KeyedScan] | null {
+  const keyed = branch.sources.flatMap((ref) => keyedScan(ref, state) ?? []);
   if (keyed.length < 2) return null;
   const same = equalTerms(branch);
   for (let i = 0; i < keyed.length; i++) {
@@ -117,7 +123,7 @@ function keyedPair(branch: Branch, state: Merged): [SourceRef, SourceRef] | null
       const a = keyed[i]!;
       const b = keyed[j]!;
       if (a.table !== b.table) continue;
-      if (a.terms.every((term, k) => same(term, b.terms[k]!))) return [a.ref, b.ref];
+      if (a.terms.every((term, k) => same(term, b.terms[k]!))) return [a, b];
     }
   }
   return null;
@@ -154,11 +160,11 @@ function equalTerms(branch: Branch): (a: Term, b: Term) => boolean {
 }
 
 /** Reads `b`'s columns from `a`'s source, which now scans both bindings' items. */
-function mergePair(branch: Branch, a: SourceRef, b: SourceRef, state: Merged): Branch {
-  const first = (a.source as { binding: number }).binding;
-  const second = (b.source as { binding: number }).binding;
-  const index = mergedBinding(state, first, second);
-  const offset = bindingAt(state, first).slots.length;
+function mergePair(branch: Branch, scanA: KeyedScan, scanB: KeyedScan, state: Merged): Branch {
+  const a = scanA.ref;
+  const b = scanB.ref;
+  const index = mergedBinding(state, scanA.binding, scanB.binding);
+  const offset = bindingAt(state, scanA.binding).slots.length;
   const moved = mapBranch(
     { ...branch, sources: branch.sources.filter((ref) => ref !== b) },
     {
