@@ -42,7 +42,7 @@ export {
 export type { PolicyFile } from "./polar/ast.js";
 export { type ParseResult, parsePolicy } from "./polar/parse.js";
 export { compiledQuery } from "./print/compose.js";
-export { DIALECT_NAMES, type DialectName } from "./print/dialect.js";
+export { DIALECT_NAMES, type DialectName } from "./print/registry.js";
 // Front end
 export type { Diagnostic, DiagnosticCode, Severity } from "./source/diagnostic.js";
 export { formatDiagnostic, formatDiagnosticLine } from "./source/format.js";

@@ -14,8 +14,8 @@ import type { Program } from "../check/program.js";
 import { cachedPlan } from "../plan/plan.js";
 import type { CentralFacts } from "../plan/resolve/central-facts.js";
 import { condition, subquery, withParameters } from "../print/compose.js";
-import type { Dialect, DialectName } from "../print/dialect.js";
-import { DEFAULT_DIALECT, dialectList, dialectNamed } from "../print/registry.js";
+import type { Dialect } from "../print/dialect.js";
+import { DEFAULT_DIALECT, type DialectName, dialectList, dialectNamed } from "../print/registry.js";
 import { lowerPlan } from "../print/statement.js";
 import { tick } from "../source/diagnostic.js";
 import {

@@ -8,11 +8,7 @@ import type { DefaultQueryCompiler } from "kysely";
 import type { Value } from "../core/value.js";
 import type { LoweringRules } from "../lower/rules.js";
 
-export const DIALECT_NAMES = ["postgres"] as const;
-export type DialectName = (typeof DIALECT_NAMES)[number];
-
 export interface Dialect extends LoweringRules {
-  readonly name: DialectName;
   /**
    * Whether a column of the value's type (`sqlType`: its `sql_types` entry) can hold the value;
    * a comparison with one that cannot is simply false, and resolution drops it.
