@@ -641,3 +641,39 @@ export const mutualParitySpace = [
   ...factSpace("has_role", ids("User", ["ada", "bo"]), [s("reader"), s("lister")], parityFolders),
   ...factSpace("has_permission", ids("User", ["ada"]), [s("list")], parityFolders),
 ];
+
+// ---------------------------------------------------------------- recursion over central facts only
+
+/**
+ * A management chain held only centrally (no binding for `manages`): the recursion is computed
+ * while printing, from the actor, and only what it reaches is written into the statement. The
+ * `not` reads the computed rows too.
+ */
+export const managers: Family = {
+  name: "managers",
+  policy: `actor User {}
+resource Report {
+  permissions = ["read", "audit"];
+  relations = { owner: User };
+  "read" if "owner";
+}
+managed_by(e: User, m: User) if manages(m, e);
+managed_by(e: User, m: User) if manages(x, e) and managed_by(x, m);
+has_permission(user: User, "read", report: Report) if
+  has_relation(report, "owner", owner) and managed_by(owner, user);
+has_permission(user: User, "audit", report: Report) if
+  has_relation(report, "owner", owner) and managed_by(owner, user) and
+  not managed_by(user, owner);`,
+  bindings: ["has_relation(Report:_, owner, User:_)"],
+  sqlTypes: { User: "integer", Report: "integer" },
+  domain: { User: ["1", "2", "3", "4", "5"], Report: ["10", "11", "12"] },
+  actors: ids("User", ["1", "2", "3", "4", "5"]),
+  actions: ["read", "audit"],
+  resourceTypes: ["Report"],
+};
+
+const staff = ids("User", ["1", "2", "3", "4", "5"]);
+export const managersSpace = [
+  ...factSpace("manages", staff, staff),
+  ...factSpace("has_relation", ids("Report", ["10", "11", "12"]), [s("owner")], staff),
+];

@@ -22,6 +22,8 @@ import {
   globalSpace,
   levels,
   levelsSpace,
+  managers,
+  managersSpace,
   mutual,
   mutualParity,
   mutualParitySpace,
@@ -56,6 +58,7 @@ const cases = (
     [mutualTypes, mutualTypesSpace],
     [blocked, blockedSpace],
     [levels, levelsSpace],
+    [managers, managersSpace],
   ] as [Family, GroundFact[]][]
 ).map(([family, space]) => ({ name: family.name, family, space }));
 

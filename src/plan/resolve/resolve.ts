@@ -7,7 +7,8 @@
 import type { Value } from "../../core/value.js";
 import { tick } from "../../source/diagnostic.js";
 import { PlanError } from "../errors.js";
-import type { Branch, Condition, Plan, RecursiveCte, Term } from "../ir.js";
+import type { Branch, Condition, Plan, RecursiveCte, Term, ValuesSource } from "../ir.js";
+import { knownRows } from "./known-ctes.js";
 import {
   factsFor,
   finishRowSources,
@@ -35,20 +36,48 @@ export interface ResolvedPlan {
  */
 export function resolvePlan(plan: Plan, runtime: Runtime): ResolvedPlan {
   const dead = new Set<number>();
+  const known = new Map<number, ValuesSource>();
+  const resolve = (branches: readonly Branch[]) =>
+    resolveBranches(
+      branches.map((branch) => withKnownCtes(branch, known)),
+      runtime,
+      dead,
+    );
   const ctes = plan.ctes.map((cte, index): RecursiveCte | null => {
-    const seeds = resolveBranches(cte.seeds, runtime, dead);
+    const seeds = resolve(cte.seeds);
     if (seeds.length === 0) {
       dead.add(index);
       return null;
     }
-    return { ...cte, seeds, steps: resolveBranches(cte.steps, runtime, dead) };
+    const resolved = { ...cte, seeds, steps: resolve(cte.steps) };
+    // Over rows held here, the recursion is computed now: its rows replace it.
+    const rows = knownRows(resolved, runtime);
+    if (rows === null) return resolved;
+    if (rows.length === 0) dead.add(index);
+    else known.set(index, { kind: "values", columns: cte.columns, rows });
+    return null;
   });
   return {
     ctes,
-    branches: resolveBranches(plan.branches, runtime, dead),
+    branches: resolve(plan.branches),
     params: runtime.params,
     now: runtime.now,
   };
+}
+
+/** The branch reading computed CTEs as rows (also under `NOT EXISTS`). */
+function withKnownCtes(branch: Branch, known: ReadonlyMap<number, ValuesSource>): Branch {
+  if (known.size === 0) return branch;
+  const sources = branch.sources.map((ref) => {
+    const rows = ref.source.kind === "cte" ? known.get(ref.source.cte) : undefined;
+    return rows ? { alias: ref.alias, source: rows } : ref;
+  });
+  const conditions = branch.conditions.map((condition) =>
+    condition.kind === "not_exists"
+      ? { ...condition, branches: condition.branches.map((b) => withKnownCtes(b, known)) }
+      : condition,
+  );
+  return { ...branch, sources, conditions };
 }
 
 function resolveBranches(
@@ -82,6 +111,9 @@ function mayHold(branch: Branch, runtime: Runtime, dead: ReadonlySet<number>): b
         break;
       case "cte":
         if (dead.has(source.cte)) return false;
+        break;
+      case "values":
+        if (source.rows.length === 0) return false;
         break;
       default:
         break;

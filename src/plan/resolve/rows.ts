@@ -84,6 +84,9 @@ export function rowSourceOf(branch: Branch, ref: SourceRef, runtime: Runtime): R
       rows: [...factsFor(branch, ref, runtime)],
     };
   }
+  if (source.kind === "values") {
+    return { columns: source.columns, rows: [...source.rows] };
+  }
   if (source.kind === "param") {
     const ids = runtime.params.get(source.name) ?? [];
     return {
