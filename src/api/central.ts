@@ -117,6 +117,7 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
       {
         ...options,
         parameters,
+        checkBindings: false,
       },
     );
     if (!wrap) return store.db.prepared<Row>(sql, parameters);

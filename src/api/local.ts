@@ -8,7 +8,8 @@
  * only substitutes values and prints.
  */
 import type { RawBuilder } from "kysely";
-import { parseDataBindings } from "../bindings/parse.js";
+import { checkBindings } from "../bindings/check.js";
+import { DataBindingsError, parseDataBindings } from "../bindings/parse.js";
 import type { DataBindings } from "../bindings/types.js";
 import { checkFact } from "../check/facts.js";
 import { type Program, predicateKey } from "../check/program.js";
@@ -42,6 +43,12 @@ export interface LocalOptions {
   readonly parameters?: string[];
   /** See `PrintOptions.cacheText`. */
   readonly cacheText?: boolean;
+  /**
+   * Check the data bindings against the policy (`checkBindings`: undeclared types, column
+   * counts) before compiling; default true. The central engine turns it off for its own
+   * fact-table bindings.
+   */
+  readonly checkBindings?: boolean;
 }
 
 /** A request the local endpoints reject (HTTP 400); the message follows the house style. */
@@ -74,17 +81,35 @@ function parseBody<T>(
   );
 }
 
-const bindingsCache = new Map<string, DataBindings>();
 const MAX_CACHED_BINDINGS = 64;
+const bindingsCache = new Map<string, DataBindings>();
+const checkedCache = new WeakMap<Program, Map<string, DataBindings>>();
 
-/** Parsed data bindings, cached by text so that plans can be cached by bindings object. */
-function bindingsFor(text: string): DataBindings {
-  const known = bindingsCache.get(text);
+/**
+ * Parsed data bindings, cached by text (and by program when checked against it) so that plans
+ * can be cached by bindings object. Throws `DataBindingsError` listing every error.
+ */
+function bindingsFor(program: Program, text: string, options: LocalOptions): DataBindings {
+  if (options.checkBindings === false) {
+    const known = bindingsCache.get(text);
+    if (known) return known;
+    const parsed = parseDataBindings(text);
+    if (bindingsCache.size >= MAX_CACHED_BINDINGS) bindingsCache.clear();
+    bindingsCache.set(text, parsed);
+    return parsed;
+  }
+  let cache = checkedCache.get(program);
+  if (!cache) {
+    cache = new Map();
+    checkedCache.set(program, cache);
+  }
+  const known = cache.get(text);
   if (known) return known;
-  const parsed = parseDataBindings(text);
-  if (bindingsCache.size >= MAX_CACHED_BINDINGS) bindingsCache.clear();
-  bindingsCache.set(text, parsed);
-  return parsed;
+  const checked = checkBindings(program, text);
+  if (!checked.bindings) throw new DataBindingsError(checked.diagnostics, checked.source);
+  if (cache.size >= MAX_CACHED_BINDINGS) cache.clear();
+  cache.set(text, checked.bindings);
+  return checked.bindings;
 }
 
 function contextFactsFor(program: Program, facts: readonly GroundFact[]): GroundFact[] {
@@ -114,7 +139,7 @@ function print(
   contextFacts: readonly GroundFact[],
   options: LocalOptions,
 ): Statement {
-  const bindings = bindingsFor(dataBindings);
+  const bindings = bindingsFor(program, dataBindings, options);
   const plan = cachedPlan(program, bindings, question.goal);
   return printPlan(plan, bindings, question.params, question.shape, {
     contextFacts: contextFactsFor(program, contextFacts),
@@ -321,7 +346,7 @@ export function evaluateQueryLocalExpression(
 ): Statement {
   const request = parseBody(evaluateQueryLocalRequestSchema, body);
   const { query, mode } = request;
-  const bindings = bindingsFor(request.data_bindings);
+  const bindings = bindingsFor(program, request.data_bindings, options);
   const calls: GoalCall[] = [query.predicate, ...query.calls].map(([name, args]) => ({
     name,
     args,
