@@ -11,21 +11,21 @@ import { locationPrefix } from "../source/format.js";
 import type { SourceFile, Span } from "../source/source.js";
 import { didYouMean } from "../source/suggest.js";
 import type { CentralFacts } from "../sql/central-facts.js";
+import { spanInScalar } from "./locate.js";
 import { type BindingLocation, type BindingsRead, readDataBindings } from "./parse.js";
 import {
   argsOverlap,
   type FactPattern,
   type PatternArg,
-  patternsOverlap,
   type PolicyUse,
+  patternsOverlap,
   policyUse,
   slotArg,
 } from "./policy-use.js";
 import { plainScan, selectListWidth } from "./query.js";
-import { signatureParts } from "./signature-parts.js";
 import { formatSlot } from "./signature.js";
+import { signatureParts } from "./signature-parts.js";
 import type { Binding, DataBindings } from "./types.js";
-import { spanInScalar } from "./locate.js";
 
 export interface CheckBindingsOptions {
   /** File name used in spans and messages; default `data_bindings`. */
@@ -66,16 +66,17 @@ export function checkBindings(
   });
   const diagnostics = [...read.diagnostics];
   const context: Context = { read, diagnostics };
-  const valid: Binding[] = [];
+  /** Bindings whose types the policy knows: they produce facts (if perhaps with errors). */
+  const typed: Binding[] = [];
   read.data.bindings.forEach((binding, index) => {
     const location = read.locations.bindings[index]!;
-    const columnsFit = checkColumnCount(context, binding, location);
-    const typesKnown = program === null || checkTypes(context, program, binding, location);
-    if (columnsFit && typesKnown) valid.push(binding);
-    if (program !== null && typesKnown) checkUsed(context, program, binding, location);
+    checkColumnCount(context, binding, location);
+    if (program === null || !checkTypes(context, program, binding, location)) return;
+    typed.push(binding);
+    checkUsed(context, program, binding, location);
   });
   if (program !== null) {
-    checkLeaves(context, program, valid, options.central);
+    checkLeaves(context, program, typed, options.central);
     checkSqlTypes(context, program);
   }
   checkKeys(context);
@@ -103,10 +104,10 @@ export function columnSlots(binding: Binding): number {
   return binding.slots.filter((slot) => slot.kind === "column").length;
 }
 
-function checkColumnCount(context: Context, binding: Binding, location: BindingLocation): boolean {
+function checkColumnCount(context: Context, binding: Binding, location: BindingLocation): void {
   const width = selectListWidth(binding.query);
   const expected = columnSlots(binding);
-  if (width === null || width.columns === expected) return true;
+  if (width === null || width.columns === expected) return;
   const span = spanInScalar(
     context.read.source,
     location.query,
@@ -122,7 +123,6 @@ function checkColumnCount(context: Context, binding: Binding, location: BindingL
       "a binding query returns one column per `_` of its signature, in order; constants such as `String:owner` take no column",
     ),
   );
-  return false;
 }
 
 function checkTypes(
@@ -234,11 +234,7 @@ function formatPattern(pattern: FactPattern): string {
   return `${pattern.name}(${pattern.args.map(arg).join(", ")})`;
 }
 
-function centralProduces(
-  program: Program,
-  central: CentralFacts,
-  pattern: FactPattern,
-): boolean {
+function centralProduces(program: Program, central: CentralFacts, pattern: FactPattern): boolean {
   for (const fact of central.facts(pattern.name, pattern.args.length)) {
     const args = fact.args.map((value): PatternArg => ({ kind: "value", value }));
     if (patternsOverlap(program, args, pattern.args)) return true;

@@ -330,6 +330,8 @@ const AFTER_SELECT_LIST = new Set([
 /** How many columns a query returns, counted from its text, and where they are listed. */
 export interface SelectListWidth {
   readonly columns: number;
+  /** `[start, end)` of each item (of a SELECT list; empty for VALUES). */
+  readonly items: readonly (readonly [number, number])[];
   /** `[start, end)` of the select list (or of the first VALUES row) in the query. */
   readonly start: number;
   readonly end: number;
@@ -340,7 +342,7 @@ export interface SelectListWidth {
  * the text says it plainly; null when it does not (`*`, `t.*`, `WITH`, `TABLE`, a query in
  * parentheses): the database then tells (`bindings check`).
  *
- *   selectListWidth("SELECT id, org_id FROM repos")   // { columns: 2, start: 7, end: 17 }
+ *   selectListWidth("SELECT id, org_id FROM repos")   // { columns: 2, items: [[7, 9], [11, 17]], start: 7, end: 17 }
  *   selectListWidth("SELECT * FROM repos")            // null
  */
 export function selectListWidth(query: string): SelectListWidth | null {
@@ -360,6 +362,7 @@ export function selectListWidth(query: string): SelectListWidth | null {
   }
   let depth = 0;
   let columns = 0;
+  const items: [number, number][] = [];
   let itemStart = first;
   let last = first;
   for (; last <= tokens.length; last++) {
@@ -380,6 +383,8 @@ export function selectListWidth(query: string): SelectListWidth | null {
       return null;
     }
     if (isPunct(tokens[last - 1], "*")) return null; // `*` and `t.*` stand for several columns
+    const lastToken = tokens[last - 1]!;
+    items.push([tokens[itemStart]!.start, lastToken.start + lastToken.text.length]);
     columns++;
     itemStart = last + 1;
     if (!isPunct(token, ",")) break;
@@ -387,8 +392,10 @@ export function selectListWidth(query: string): SelectListWidth | null {
   const start = tokens[first]?.start ?? query.length;
   const lastItem = tokens[Math.max(first, last - 1)];
   const end =
-    last > first && lastItem ? lastItem.start + lastItem.text.length : Math.min(start, query.length);
-  return { columns, start: Math.min(start, end), end };
+    last > first && lastItem
+      ? lastItem.start + lastItem.text.length
+      : Math.min(start, query.length);
+  return { columns, items, start: Math.min(start, end), end };
 }
 
 /** Index of the `)` closing the `(` at `open`, or -1. */
@@ -413,5 +420,5 @@ function valuesWidth(query: string, tokens: readonly Token[]): SelectListWidth |
     else if (depth === 0 && isPunct(tokens[i], ",")) columns++;
   }
   const end = tokens[close]!.start + 1;
-  return { columns, start: tokens[1]!.start, end: Math.min(end, query.length) };
+  return { columns, items: [], start: tokens[1]!.start, end: Math.min(end, query.length) };
 }

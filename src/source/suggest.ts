@@ -29,10 +29,12 @@ function distance(a: string, b: string, limit: number): number {
 }
 
 /**
- * The candidate closest to `name`, if one is within a third of its length (at least 1, and
- * case differences alone always qualify); null otherwise. Ties go to the first in sort order.
+ * The candidate closest to `name`, if one is within a third of its length (at least 1; case
+ * differences alone, and abbreviations of three or more letters, always qualify); null
+ * otherwise. Ties go to the first in sort order.
  *
  *   suggest("organisation", ["organization", "owner"]) // "organization"
+ *   suggest("Repo", ["Repository", "User"])            // "Repository"
  *   suggest("xyz", ["organization"])                   // null
  */
 export function suggest(name: string, candidates: Iterable<string>): string | null {
@@ -41,8 +43,15 @@ export function suggest(name: string, candidates: Iterable<string>): string | nu
   let bestDistance = limit + 1;
   for (const candidate of [...new Set(candidates)].sort()) {
     if (candidate === name) continue;
+    const lower = name.toLowerCase();
+    const other = candidate.toLowerCase();
+    const abbreviation =
+      Math.min(lower.length, other.length) >= 3 &&
+      (other.startsWith(lower) || lower.startsWith(other));
     const d =
-      candidate.toLowerCase() === name.toLowerCase() ? 0 : distance(name, candidate, limit);
+      other === lower
+        ? 0
+        : Math.min(distance(name, candidate, limit), abbreviation ? limit : limit + 1);
     if (d < bestDistance) {
       best = candidate;
       bestDistance = d;
