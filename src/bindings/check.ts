@@ -76,7 +76,8 @@ export function checkBindings(
     checkUsed(context, program, binding, location);
   });
   if (program !== null) {
-    checkLeaves(context, program, typed, options.central);
+    // Facts missing from a document that did not read whole would only be noise.
+    if (!hasErrors(diagnostics)) checkLeaves(context, program, typed, options.central);
     checkSqlTypes(context, program);
   }
   checkKeys(context);

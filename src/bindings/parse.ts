@@ -335,7 +335,9 @@ export function readDataBindings(
     };
   };
   for (const yamlError of doc.errors) {
-    const [start, end] = yamlError.pos;
+    // The parser may place an error just past the end of the text.
+    const start = Math.min(yamlError.pos[0], yamlText.length);
+    const end = Math.min(Math.max(yamlError.pos[1], start), yamlText.length);
     const message = `invalid YAML in data bindings: ${lowerFirst(yamlError.message.split("\n")[0]!)}`;
     context.diagnostics.push(error("P704", message, { file: source.name, start, end }));
   }
