@@ -7,6 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { createService } from "../src/api/central.js";
 import { authorizeQuery, listQuery } from "../src/api/local.js";
 import { checkBindings } from "../src/bindings/check.js";
 import { spanInScalar } from "../src/bindings/locate.js";
@@ -14,6 +15,8 @@ import { DataBindingsError, parseDataBindings } from "../src/bindings/parse.js";
 import { selectListWidth } from "../src/bindings/query.js";
 import { signatureParts } from "../src/bindings/signature-parts.js";
 import { main } from "../src/cli/main.js";
+import { createApp } from "../src/http/app.js";
+import { silentLogger } from "../src/http/logger.js";
 import type { Diagnostic } from "../src/source/diagnostic.js";
 import { formatDiagnostic } from "../src/source/format.js";
 import { positionOf } from "../src/source/source.js";
@@ -248,6 +251,46 @@ describe("the local endpoints", () => {
     expect(authorizeQuery(program, body(GOOD)).sql).not.toBe(
       authorizeQuery(program, body(yaml)).sql,
     );
+  });
+});
+
+describe("over HTTP", () => {
+  it("a 400 whose message carries `data_bindings:LINE:COLUMN` and the code; warnings pass", async () => {
+    const service = await createService({});
+    try {
+      const app = createApp({ service, apiKeys: ["k"], logger: silentLogger });
+      const post = (path: string, body: unknown) =>
+        app.request(path, {
+          method: "POST",
+          headers: { Authorization: "Bearer k", "Content-Type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      expect((await post("/api/policy", { src: POLICY, filename: "policy.polar" })).status).toBe(
+        200,
+      );
+      const question = {
+        actor_type: "User",
+        actor_id: "ann",
+        action: "read",
+        resource_type: "Repository",
+        resource_id: "1",
+      };
+      const bad = GOOD.replace("SELECT id, is_public FROM", "SELECT id FROM");
+      const rejected = await post("/api/authorize_query", { query: question, data_bindings: bad });
+      expect(rejected.status).toBe(400);
+      expect(((await rejected.json()) as { message: string }).message).toBe(
+        "data_bindings:5:19: error[P708]: query of binding `is_public(Repository:_, Boolean:_)` returns 1 column, but its signature has 2 `_` slots",
+      );
+      const warned = GOOD.replace("organization, Organization", "organisation, Organization");
+      const answered = await post("/api/authorize_query", {
+        query: question,
+        data_bindings: warned,
+      });
+      expect(answered.status).toBe(200);
+      expect(((await answered.json()) as { sql: string }).sql).toContain("SELECT");
+    } finally {
+      await service.close();
+    }
   });
 });
 
