@@ -105,7 +105,7 @@ function bindingsFor(program: Program, text: string, options: LocalOptions): Dat
   }
   const known = cache.get(text);
   if (known) return known;
-  const checked = checkBindings(program, text);
+  const checked = checkBindings(program, text, { warnings: false });
   if (!checked.bindings) throw new DataBindingsError(checked.diagnostics, checked.source);
   if (cache.size >= MAX_CACHED_BINDINGS) cache.clear();
   cache.set(text, checked.bindings);

@@ -35,6 +35,8 @@ export interface CheckBindingsOptions {
    * given, a fact the policy reads is reported only if neither a binding nor these produce it.
    */
   readonly central?: CentralFacts;
+  /** False: report errors only, skipping the checks that can only warn; default true. */
+  readonly warnings?: boolean;
 }
 
 export interface BindingsCheck {
@@ -66,6 +68,7 @@ export function checkBindings(
   });
   const diagnostics = [...read.diagnostics];
   const context: Context = { read, diagnostics };
+  const warnings = options.warnings !== false;
   /** Bindings whose types the policy knows: they produce facts (if perhaps with errors). */
   const typed: Binding[] = [];
   read.data.bindings.forEach((binding, index) => {
@@ -73,14 +76,14 @@ export function checkBindings(
     checkColumnCount(context, binding, location);
     if (program === null || !checkTypes(context, program, binding, location)) return;
     typed.push(binding);
-    checkUsed(context, program, binding, location);
+    if (warnings) checkUsed(context, program, binding, location);
   });
-  if (program !== null) {
+  if (program !== null && warnings) {
     // Facts missing from a document that did not read whole would only be noise.
     if (!hasErrors(diagnostics)) checkLeaves(context, program, typed, options.central);
     checkSqlTypes(context, program);
   }
-  checkKeys(context);
+  if (warnings) checkKeys(context);
   diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
   const ok = !hasErrors(diagnostics);
   return { ok, bindings: ok ? read.data : null, diagnostics, source: read.source, read };
@@ -132,12 +135,11 @@ function checkTypes(
   binding: Binding,
   location: BindingLocation,
 ): boolean {
-  const parts = signatureParts(location.signatureText);
   let known = true;
   binding.slots.forEach((slot, index) => {
     if (program.types.has(slot.type)) return;
     known = false;
-    const part = parts?.args[index];
+    const part = signatureParts(location.signatureText)?.args[index];
     const at = part?.type ?? part?.value ?? null;
     const span = at ? inSignature(context, location, at[0], at[1]) : location.signature;
     const suggestion = didYouMean(slot.type, program.types.keys());
@@ -168,7 +170,7 @@ function checkUsed(
 ): void {
   const use = policyUse(program);
   const args = binding.slots.map(slotArg);
-  const named = use.calls.filter((call) => call.name === binding.predicate);
+  const named = use.callsByName.get(binding.predicate) ?? [];
   const fitting = named.filter((call) => call.args.length === args.length);
   if (fitting.some((call) => patternsOverlap(program, call.args, args))) return;
   const parts = signatureParts(location.signatureText);
@@ -176,10 +178,7 @@ function checkUsed(
     context.diagnostics.push(warning("W004", message, span));
   if (named.length === 0) {
     const name = parts ? inSignature(context, location, ...parts.predicate) : location.signature;
-    const suggestion = didYouMean(
-      binding.predicate,
-      use.calls.map((call) => call.name),
-    );
+    const suggestion = didYouMean(binding.predicate, use.callsByName.keys());
     report(`no rule of the policy reads \`${binding.predicate}\`${suggestion}`, name);
     return;
   }
@@ -289,9 +288,10 @@ export function displayTableName(canonical: string): string {
 }
 
 function checkKeys(context: Context): void {
+  if (context.read.locations.keys.size === 0) return;
   const scanned = new Set(
     context.read.data.bindings.flatMap((binding) => {
-      const scan = plainScan(binding.query);
+      const scan = binding.scan ?? plainScan(binding.query);
       return scan ? [scan.tableName] : [];
     }),
   );

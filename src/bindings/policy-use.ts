@@ -28,6 +28,8 @@ export interface FactPattern {
 export interface PolicyUse {
   /** Every call in a rule body, in source order. */
   readonly calls: readonly FactPattern[];
+  /** The calls by predicate name. */
+  readonly callsByName: ReadonlyMap<string, readonly FactPattern[]>;
   /** Calls no rule head can answer, one per distinct pattern: they read facts only. */
   readonly leaves: readonly FactPattern[];
 }
@@ -143,7 +145,10 @@ export function policyUse(program: Program): PolicyUse {
     const key = JSON.stringify([call.name, call.args]);
     if (!answered && !leaves.has(key)) leaves.set(key, call);
   }
-  const use = { calls, leaves: [...leaves.values()] };
+  const callsByName = new Map<string, FactPattern[]>();
+  for (const call of calls)
+    callsByName.set(call.name, [...(callsByName.get(call.name) ?? []), call]);
+  const use = { calls, callsByName, leaves: [...leaves.values()] };
   cache.set(program, use);
   return use;
 }
