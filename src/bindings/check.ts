@@ -168,6 +168,8 @@ function checkUsed(
   binding: Binding,
   location: BindingLocation,
 ): void {
+  // `allow/3` is what questions ask, whether or not a rule calls it.
+  if (binding.predicate === "allow" && binding.slots.length === 3) return;
   const use = policyUse(program);
   const args = binding.slots.map(slotArg);
   const named = use.callsByName.get(binding.predicate) ?? [];

@@ -15,6 +15,7 @@
  * schema does not give are listed as comments.
  */
 import type { Program } from "../check/program.js";
+import { isAbstractType, isPrimitiveType } from "../core/value.js";
 import type { Catalog, CatalogColumn, CatalogTable, ColumnFamily } from "../database/types.js";
 import { locationPrefix } from "../source/format.js";
 import { normalizeSqlType } from "../sql/sql-type.js";
@@ -83,7 +84,9 @@ function sqlTable(context: Context, table: CatalogTable): string {
 
 /** The policy's entity type a table stands for, or the name made from the table's. */
 function typeFor(context: Context, table: CatalogTable): string {
-  const candidate = typeNameOf(table.name);
+  const named = typeNameOf(table.name);
+  // `strings` must not become the primitive `String`, nor `actors` the abstract `Actor`.
+  const candidate = isPrimitiveType(named) || isAbstractType(named) ? `${named}Row` : named;
   if (!context.program) return candidate;
   const wanted = new Set([
     looseName(candidate),
