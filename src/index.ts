@@ -13,6 +13,13 @@ export {
 } from "./api/questions.js";
 export * from "./api/schemas.js";
 export { ApiError, type PolarService, type Reply } from "./api/service.js";
+// Data bindings tooling: static and database checks, drafts from the catalog
+export {
+  type BindingsCheck,
+  type CheckBindingsOptions,
+  checkBindings,
+} from "./bindings/check.js";
+export { type DraftOptions, draftBindings } from "./bindings/draft.js";
 // Local check: data bindings and SQL
 export {
   DataBindingsError,
@@ -20,6 +27,7 @@ export {
   safeParseDataBindings,
 } from "./bindings/parse.js";
 export type { DataBindings } from "./bindings/types.js";
+export { checkBindingsWithDatabase } from "./bindings/verify.js";
 export {
   type CheckResult,
   checkPolicy,
@@ -30,6 +38,21 @@ export {
 export { checkFact } from "./check/facts.js";
 export type { Program } from "./check/program.js";
 export type { GroundFact, Value } from "./core/value.js";
+export { type OpenDatabaseOptions, openDatabase } from "./database/open.js";
+export {
+  type PgRunner,
+  type PostgresSessionOptions,
+  postgresSession,
+} from "./database/postgres.js";
+export type {
+  Catalog,
+  CatalogColumn,
+  CatalogForeignKey,
+  CatalogTable,
+  ColumnFamily,
+  DatabaseSession,
+  Described,
+} from "./database/types.js";
 // Reference evaluator and test runner
 export * from "./evaluate/index.js";
 export { createApp } from "./http/app.js";

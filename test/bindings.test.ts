@@ -218,34 +218,34 @@ describe("document shape", () => {
   });
   it("rejects unknown top-level keys", () => {
     expect(errorOf("fact:\n  x: 1\n")).toBe(
-      "data_bindings:1:1: unknown key `fact` in data bindings; expected `facts`, `sql_types` or `keys`",
+      "data_bindings:1:1: error[P705]: unknown key `fact` in data bindings; expected `facts`, `sql_types` or `keys`",
     );
     expect(errorOf("facts:\nsql_type:\n  User: text\n")).toBe(
-      "data_bindings:2:1: unknown key `sql_type` in data bindings; expected `facts`, `sql_types` or `keys`",
+      "data_bindings:2:1: error[P705]: unknown key `sql_type` in data bindings; expected `facts`, `sql_types` or `keys`",
     );
   });
   it("rejects a document or section that is not a mapping", () => {
     expect(errorOf("- facts\n")).toBe(
-      "data_bindings:1:1: data bindings must be a mapping with keys `facts`, `sql_types` and `keys`",
+      "data_bindings:1:1: error[P701]: data bindings must be a mapping with keys `facts`, `sql_types` and `keys`",
     );
     expect(errorOf("facts: [a]\n")).toBe(
-      "data_bindings:1:1: `facts` must be a mapping from fact signatures to queries",
+      "data_bindings:1:1: error[P701]: `facts` must be a mapping from fact signatures to queries",
     );
     expect(errorOf("sql_types: text\n")).toBe(
-      "data_bindings:1:1: `sql_types` must be a mapping from type names to SQL type names",
+      "data_bindings:1:1: error[P701]: `sql_types` must be a mapping from type names to SQL type names",
     );
   });
   it("rejects a repeated top-level key", () => {
     expect(errorOf("facts:\nfacts:\n")).toBe(
-      "data_bindings:2:1: duplicate key `facts` in data bindings",
+      "data_bindings:2:1: error[P701]: duplicate key `facts` in data bindings",
     );
   });
   it("reports YAML syntax errors with their position", () => {
     expect(errorOf("facts:\n  a: b: c\n")).toBe(
-      "data_bindings:2:6: invalid YAML in data bindings: Nested mappings are not allowed in compact mappings",
+      "data_bindings:2:6: error[P704]: invalid YAML in data bindings: nested mappings are not allowed in compact mappings",
     );
     expect(errorOf("facts:\n---\nfacts:\n")).toMatch(
-      /^data_bindings:\d+:\d+: invalid YAML in data bindings: .*multiple documents/,
+      /^data_bindings:\d+:\d+: error\[P704\]: invalid YAML in data bindings: .*multiple documents/,
     );
   });
   it("resolves anchors and aliases", () => {
@@ -268,7 +268,7 @@ describe("document shape", () => {
 });
 
 describe("errors", () => {
-  it("are DataBindingsError with code P701 and one diagnostic per problem", () => {
+  it("are DataBindingsError (code P701) with one coded diagnostic per problem", () => {
     const yaml =
       'facts:\n  "has_role(User:_, String:_":\n    query: SELECT 1\n  "is_open(Ticket:_)":\n';
     let thrown: unknown;
@@ -282,8 +282,8 @@ describe("errors", () => {
     expect(error.code).toBe("P701");
     expect(error.message).toBe(
       [
-        "data_bindings:2:3: invalid fact signature `has_role(User:_, String:_`",
-        "data_bindings:4:3: binding `is_open(Ticket:_)` has no query",
+        "data_bindings:2:3: error[P706]: invalid fact signature `has_role(User:_, String:_`",
+        "data_bindings:4:3: error[P701]: binding `is_open(Ticket:_)` has no query",
       ].join("\n"),
     );
     const keySpan = (key: string) => {
@@ -292,7 +292,7 @@ describe("errors", () => {
     };
     expect(error.diagnostics.map((d) => [d.code, d.severity, d.message, d.span])).toEqual([
       [
-        "P701",
+        "P706",
         "error",
         "invalid fact signature `has_role(User:_, String:_`",
         keySpan('"has_role(User:_, String:_"'),
@@ -302,7 +302,9 @@ describe("errors", () => {
   });
   it("name the file given in the options", () => {
     const result = safeParseDataBindings("fact:\n", { fileName: "bindings.yaml" });
-    expect(result.success ? "" : result.error.message).toMatch(/^bindings\.yaml:1:1: unknown key/);
+    expect(result.success ? "" : result.error.message).toMatch(
+      /^bindings\.yaml:1:1: error\[P705\]: unknown key/,
+    );
   });
   it("safeParse returns the data on success", () => {
     const result = safeParseDataBindings("sql_types:\n  User: text\n");
@@ -392,42 +394,44 @@ describe("signatures", () => {
       "has_role(a(b))",
       'has_role("a"b)',
     ]) {
-      expect(invalid(bad), bad).toBe(`data_bindings:2:3: invalid fact signature \`${bad}\``);
+      expect(invalid(bad), bad).toBe(
+        `data_bindings:2:3: error[P706]: invalid fact signature \`${bad}\``,
+      );
     }
     expect(errorOf("facts:\n  123:\n    query: SELECT 1\n")).toBe(
-      "data_bindings:2:3: invalid fact signature `123`",
+      "data_bindings:2:3: error[P706]: invalid fact signature `123`",
     );
   });
   it("reject malformed, empty and abstract types", () => {
     expect(invalid("f(1x:_)")).toBe(
-      "data_bindings:2:3: invalid type name `1x` in fact signature `f(1x:_)`",
+      "data_bindings:2:3: error[P706]: invalid type name `1x` in fact signature `f(1x:_)`",
     );
     expect(invalid("f(Foo-bar:_)")).toBe(
-      "data_bindings:2:3: invalid type name `Foo-bar` in fact signature `f(Foo-bar:_)`",
+      "data_bindings:2:3: error[P706]: invalid type name `Foo-bar` in fact signature `f(Foo-bar:_)`",
     );
     expect(invalid("f(:_)")).toBe(
-      "data_bindings:2:3: missing type before `:` in fact signature `f(:_)`",
+      "data_bindings:2:3: error[P706]: missing type before `:` in fact signature `f(:_)`",
     );
     expect(invalid("f(Actor:_)")).toBe(
-      "data_bindings:2:3: abstract type `Actor` in fact signature `f(Actor:_)`; bindings need a concrete type",
+      "data_bindings:2:3: error[P706]: abstract type `Actor` in fact signature `f(Actor:_)`; bindings need a concrete type",
     );
     expect(invalid("f(Resource:x)")).toMatch(/abstract type `Resource`/);
   });
   it("reject constants that do not fit their type", () => {
     expect(invalid("f(Integer:abc)")).toBe(
-      "data_bindings:2:3: invalid Integer constant `abc` in fact signature `f(Integer:abc)`",
+      "data_bindings:2:3: error[P706]: invalid Integer constant `abc` in fact signature `f(Integer:abc)`",
     );
     expect(invalid("f(Integer:9223372036854775808)")).toMatch(
       /invalid Integer constant `9223372036854775808`/,
     );
     expect(invalid("f(Boolean:yes)")).toBe(
-      "data_bindings:2:3: invalid Boolean constant `yes` in fact signature `f(Boolean:yes)`; expected `true` or `false`",
+      "data_bindings:2:3: error[P706]: invalid Boolean constant `yes` in fact signature `f(Boolean:yes)`; expected `true` or `false`",
     );
     expect(invalid('f(Team:"")')).toBe(
-      'data_bindings:2:3: empty `Team` id in fact signature `f(Team:"")`',
+      'data_bindings:2:3: error[P706]: empty `Team` id in fact signature `f(Team:"")`',
     );
     expect(invalid('f("a\\0")')).toBe(
-      'data_bindings:2:3: constant in fact signature `f("a\\0")` contains U+0000 (NUL)',
+      'data_bindings:2:3: error[P706]: constant in fact signature `f("a\\0")` contains U+0000 (NUL)',
     );
   });
 });
@@ -444,12 +448,12 @@ describe("duplicate bindings", () => {
 `;
     expect(errorOf(yaml)).toBe(
       [
-        "data_bindings:4:3: duplicate binding `has_relation(Ticket:_, String:project, Project:_)`",
-        "data_bindings:6:3: duplicate binding `has_relation(Ticket:_, String:project, Project:_)`",
+        "data_bindings:4:3: error[P701]: duplicate binding `has_relation(Ticket:_, String:project, Project:_)`",
+        "data_bindings:6:3: error[P701]: duplicate binding `has_relation(Ticket:_, String:project, Project:_)`",
       ].join("\n"),
     );
     expect(errorOf("facts:\n  f(_):\n    query: SELECT 1\n  f(_):\n    query: SELECT 1\n")).toBe(
-      "data_bindings:4:3: duplicate binding `f(String:_)`",
+      "data_bindings:4:3: error[P701]: duplicate binding `f(String:_)`",
     );
   });
   it("differ when any slot type or constant differs, and may overlap", () => {
@@ -474,38 +478,38 @@ describe("duplicate bindings", () => {
 describe("binding bodies", () => {
   it("reject a binding without a query", () => {
     expect(errorOf("facts:\n  is_open(Ticket:_):\n")).toBe(
-      "data_bindings:2:3: binding `is_open(Ticket:_)` has no query",
+      "data_bindings:2:3: error[P701]: binding `is_open(Ticket:_)` has no query",
     );
     expect(errorOf("facts:\n  is_open(Ticket:_): {}\n")).toBe(
-      "data_bindings:2:3: binding `is_open(Ticket:_)` has no query",
+      "data_bindings:2:3: error[P701]: binding `is_open(Ticket:_)` has no query",
     );
     expect(errorOf("facts:\n  is_open(Ticket:_):\n    query:\n")).toBe(
-      "data_bindings:2:3: binding `is_open(Ticket:_)` has no query",
+      "data_bindings:2:3: error[P701]: binding `is_open(Ticket:_)` has no query",
     );
   });
   it("reject a body that is not a mapping, a query that is not a string, unknown keys", () => {
     expect(errorOf("facts:\n  is_open(Ticket:_): SELECT 1\n")).toBe(
-      "data_bindings:2:3: binding `is_open(Ticket:_)` must be a mapping with a `query`",
+      "data_bindings:2:3: error[P701]: binding `is_open(Ticket:_)` must be a mapping with a `query`",
     );
     expect(errorOf("facts:\n  is_open(Ticket:_):\n    query: 42\n")).toBe(
-      "data_bindings:2:3: query of binding `is_open(Ticket:_)` must be a string",
+      "data_bindings:2:3: error[P701]: query of binding `is_open(Ticket:_)` must be a string",
     );
     expect(errorOf("facts:\n  is_open(Ticket:_):\n    query: [SELECT 1]\n")).toBe(
-      "data_bindings:2:3: query of binding `is_open(Ticket:_)` must be a string",
+      "data_bindings:2:3: error[P701]: query of binding `is_open(Ticket:_)` must be a string",
     );
     expect(errorOf("facts:\n  is_open( Ticket:_ ):\n    query: SELECT 1\n    params: []\n")).toBe(
-      "data_bindings:2:3: unknown key `params` in binding `is_open(Ticket:_)`; expected `query`",
+      "data_bindings:2:3: error[P705]: unknown key `params` in binding `is_open(Ticket:_)`; expected `query`",
     );
   });
   it("name the canonical signature in query errors", () => {
     expect(errorOf("facts:\n  f(User:_, x):\n    query: '   ;; '\n")).toBe(
-      "data_bindings:2:3: query of binding `f(User:_, String:x)` is empty",
+      "data_bindings:2:3: error[P701]: query of binding `f(User:_, String:x)` is empty",
     );
     expect(errorOf("facts:\n  f(User:_):\n    query: SELECT 1; DROP TABLE users\n")).toBe(
-      "data_bindings:2:3: query of binding `f(User:_)` must be one statement; found `;` before its end",
+      "data_bindings:2:3: error[P701]: query of binding `f(User:_)` must be one statement; found `;` before its end",
     );
     expect(errorOf("facts:\n  f(User:_):\n    query: DELETE FROM users RETURNING id\n")).toBe(
-      "data_bindings:2:3: query of binding `f(User:_)` must be a single SELECT-like statement starting with SELECT, WITH, VALUES or TABLE; found `DELETE`",
+      "data_bindings:2:3: error[P701]: query of binding `f(User:_)` must be a single SELECT-like statement starting with SELECT, WITH, VALUES or TABLE; found `DELETE`",
     );
   });
 });
@@ -645,7 +649,7 @@ describe("sql_types", () => {
   });
   it("reject SQL type names that could alter SQL structure", () => {
     expect(errorOf('sql_types:\n  User: "int); DROP TABLE users; --"\n')).toBe(
-      "data_bindings:2:3: invalid SQL type `int); DROP TABLE users; --` for `User` in `sql_types`; expected a type name such as `integer`, `uuid` or `varchar(64)`",
+      "data_bindings:2:3: error[P701]: invalid SQL type `int); DROP TABLE users; --` for `User` in `sql_types`; expected a type name such as `integer`, `uuid` or `varchar(64)`",
     );
     for (const bad of ["int[]", "public.citext", "text -- x", "'text'"]) {
       expect(errorOf(`sql_types:\n  User: ${JSON.stringify(bad)}\n`), bad).toMatch(
@@ -655,24 +659,24 @@ describe("sql_types", () => {
   });
   it("reject values that are not strings", () => {
     expect(errorOf("sql_types:\n  User: 5\n")).toBe(
-      "data_bindings:2:3: `sql_types` entry `User` must be a string",
+      "data_bindings:2:3: error[P701]: `sql_types` entry `User` must be a string",
     );
     expect(errorOf("sql_types:\n  User:\n")).toBe(
-      "data_bindings:2:3: `sql_types` entry `User` must be a string",
+      "data_bindings:2:3: error[P701]: `sql_types` entry `User` must be a string",
     );
   });
   it("reject type names that are malformed, primitive, abstract or repeated", () => {
     expect(errorOf("sql_types:\n  user-id: text\n")).toBe(
-      "data_bindings:2:3: invalid type name `user-id` in `sql_types`",
+      "data_bindings:2:3: error[P701]: invalid type name `user-id` in `sql_types`",
     );
     expect(errorOf("sql_types:\n  String: text\n")).toBe(
-      "data_bindings:2:3: `sql_types` cannot give an SQL type to primitive type `String`; list entity types",
+      "data_bindings:2:3: error[P701]: `sql_types` cannot give an SQL type to primitive type `String`; list entity types",
     );
     expect(errorOf("sql_types:\n  Actor: text\n")).toBe(
-      "data_bindings:2:3: `sql_types` cannot give an SQL type to abstract type `Actor`; list entity types",
+      "data_bindings:2:3: error[P701]: `sql_types` cannot give an SQL type to abstract type `Actor`; list entity types",
     );
     expect(errorOf("sql_types:\n  User: text\n  User: uuid\n")).toBe(
-      "data_bindings:3:3: duplicate type `User` in `sql_types`",
+      "data_bindings:3:3: error[P701]: duplicate type `User` in `sql_types`",
     );
   });
   it("keep type names case-sensitive", () => {

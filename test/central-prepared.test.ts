@@ -72,10 +72,10 @@ const later = { now: () => 5000n };
 
 /** The authorize statement with its values as parameters, as the central store prints it. */
 function withParameters(body: AuthorizeQueryRequest, options: LocalOptions) {
-  const { dialect: _dialect, ...rest } = options;
+  const { dialect: _dialect, checkBindings: _check, ...rest } = options;
   return localStatement(
     program,
-    bindingsFor(body.data_bindings),
+    bindingsFor(program, body.data_bindings),
     authorizeQuestion(program, { ...body.query, context_facts: [] }),
     { ...rest, writing: "parameters" },
   );

@@ -254,7 +254,9 @@ describe("polar-sql sql errors", () => {
       "Ticket:1",
     ]);
     expect(out.code).toBe(1);
-    expect(out.stderr).toMatch(/^error: .*unknown key `fact`/);
+    expect(out.stderr).toMatch(/^error\[P705\]: unknown key `fact`/);
+    expect(out.stderr).toContain(` --> ${file("bad-bindings.yaml")}:1:1`);
+    expect(out.stderr).toContain("error: the data bindings have 1 error");
   });
 
   it("a facts file that is not a fact array exits 1", async () => {

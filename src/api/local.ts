@@ -8,7 +8,8 @@
  * printed statements per plan shape: a repeated question only writes its values.
  */
 import type { ExpressionWrapper, SqlBool } from "kysely";
-import { parseDataBindings } from "../bindings/parse.js";
+import { checkBindings } from "../bindings/check.js";
+import { DataBindingsError, parseDataBindings } from "../bindings/parse.js";
 import type { DataBindings } from "../bindings/types.js";
 import type { Program } from "../check/program.js";
 import { cachedPlan } from "../plan/plan.js";
@@ -49,6 +50,11 @@ export interface LocalOptions {
   readonly now?: () => bigint;
   /** False prints afresh, neither reusing nor keeping a text printed for the question's shape. */
   readonly cacheText?: boolean;
+  /**
+   * Check the data bindings against the policy (`checkBindings`: undeclared types, column
+   * counts) before compiling; default true.
+   */
+  readonly checkBindings?: boolean;
 }
 
 // ---------------------------------------------------------------- inputs
@@ -72,17 +78,39 @@ function parseBody<T>(schema: SafeParser<T>, body: unknown): T {
   );
 }
 
-const bindingsCache = new Map<string, DataBindings>();
 const MAX_CACHED_BINDINGS = 64;
+const bindingsCache = new Map<string, DataBindings>();
+const checkedCache = new WeakMap<Program, Map<string, DataBindings>>();
 
-/** Parsed data bindings, kept by text so that plans can be kept by bindings object. */
-export function bindingsFor(text: string): DataBindings {
-  const known = bindingsCache.get(text);
+/**
+ * Parsed data bindings, kept by text (and by program when checked against it) so that plans
+ * can be kept by bindings object. Throws `DataBindingsError` listing every error.
+ */
+export function bindingsFor(
+  program: Program,
+  text: string,
+  options: Pick<LocalOptions, "checkBindings"> = {},
+): DataBindings {
+  if (options.checkBindings === false) {
+    const known = bindingsCache.get(text);
+    if (known) return known;
+    const parsed = parseDataBindings(text);
+    if (bindingsCache.size >= MAX_CACHED_BINDINGS) bindingsCache.clear();
+    bindingsCache.set(text, parsed);
+    return parsed;
+  }
+  let cache = checkedCache.get(program);
+  if (!cache) {
+    cache = new Map();
+    checkedCache.set(program, cache);
+  }
+  const known = cache.get(text);
   if (known) return known;
-  const parsed = parseDataBindings(text);
-  if (bindingsCache.size >= MAX_CACHED_BINDINGS) bindingsCache.clear();
-  bindingsCache.set(text, parsed);
-  return parsed;
+  const checked = checkBindings(program, text, { warnings: false });
+  if (!checked.bindings) throw new DataBindingsError(checked.diagnostics, checked.source);
+  if (cache.size >= MAX_CACHED_BINDINGS) cache.clear();
+  cache.set(text, checked.bindings);
+  return checked.bindings;
 }
 
 function dialectFor(options: LocalOptions): Dialect {
@@ -126,10 +154,10 @@ function tree(
 
 // ---------------------------------------------------------------- authorize_query
 
-function authorizeParts(program: Program, body: AuthorizeQueryRequest) {
+function authorizeParts(program: Program, body: AuthorizeQueryRequest, options: LocalOptions) {
   const request = parseBody(authorizeQueryRequestSchema, body);
   return {
-    bindings: bindingsFor(request.data_bindings),
+    bindings: bindingsFor(program, request.data_bindings, options),
     question: authorizeQuestion(program, request.query),
   };
 }
@@ -146,7 +174,7 @@ export function authorizeQuery(
   body: AuthorizeQueryRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question } = authorizeParts(program, body);
+  const { bindings, question } = authorizeParts(program, body, options);
   return sql(program, bindings, question, options);
 }
 
@@ -160,16 +188,16 @@ export function authorizeQueryExpression(
   body: AuthorizeQueryRequest,
   options: LocalOptions = {},
 ): ExpressionWrapper<never, never, { allowed: boolean }> {
-  const { bindings, question } = authorizeParts(program, body);
+  const { bindings, question } = authorizeParts(program, body, options);
   return subquery(tree(program, bindings, question, options));
 }
 
 // ---------------------------------------------------------------- actions_query
 
-function actionsParts(program: Program, body: ActionsQueryRequest) {
+function actionsParts(program: Program, body: ActionsQueryRequest, options: LocalOptions) {
   const request = parseBody(actionsQueryRequestSchema, body);
   return {
-    bindings: bindingsFor(request.data_bindings),
+    bindings: bindingsFor(program, request.data_bindings, options),
     question: actionsQuestion(program, request.query),
   };
 }
@@ -186,7 +214,7 @@ export function actionsQuery(
   body: ActionsQueryRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question } = actionsParts(program, body);
+  const { bindings, question } = actionsParts(program, body, options);
   return sql(program, bindings, question, options);
 }
 
@@ -196,16 +224,16 @@ export function actionsQueryExpression(
   body: ActionsQueryRequest,
   options: LocalOptions = {},
 ): ExpressionWrapper<never, never, { actions: string }> {
-  const { bindings, question } = actionsParts(program, body);
+  const { bindings, question } = actionsParts(program, body, options);
   return subquery(tree(program, bindings, question, options));
 }
 
 // ---------------------------------------------------------------- list_query
 
-function listParts(program: Program, body: ListQueryRequest) {
+function listParts(program: Program, body: ListQueryRequest, options: LocalOptions) {
   const request = parseBody(listQueryRequestSchema, body);
   return {
-    bindings: bindingsFor(request.data_bindings),
+    bindings: bindingsFor(program, request.data_bindings, options),
     question: listQuestion(program, request.query, request.column),
   };
 }
@@ -222,7 +250,7 @@ export function listQuery(
   body: ListQueryRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question } = listParts(program, body);
+  const { bindings, question } = listParts(program, body, options);
   return sql(program, bindings, question, options);
 }
 
@@ -236,15 +264,15 @@ export function listQueryExpression(
   body: ListQueryRequest,
   options: LocalOptions = {},
 ): ExpressionWrapper<never, never, SqlBool> {
-  const { bindings, question } = listParts(program, body);
+  const { bindings, question } = listParts(program, body, options);
   return condition(tree(program, bindings, question, options));
 }
 
 // ---------------------------------------------------------------- evaluate_query_local
 
-function evaluateParts(program: Program, body: EvaluateQueryLocalRequest) {
+function evaluateParts(program: Program, body: EvaluateQueryLocalRequest, options: LocalOptions) {
   const request = parseBody(evaluateQueryLocalRequestSchema, body);
-  const bindings = bindingsFor(request.data_bindings);
+  const bindings = bindingsFor(program, request.data_bindings, options);
   return { bindings, question: evaluateQuestion(program, bindings, request.query, request.mode) };
 }
 
@@ -260,7 +288,7 @@ export function evaluateQueryLocal(
   body: EvaluateQueryLocalRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question } = evaluateParts(program, body);
+  const { bindings, question } = evaluateParts(program, body, options);
   return sql(program, bindings, question, options);
 }
 
@@ -275,7 +303,7 @@ export function evaluateQueryLocalExpression(
 ):
   | ExpressionWrapper<never, never, Record<string, unknown>>
   | ExpressionWrapper<never, never, SqlBool> {
-  const { bindings, question } = evaluateParts(program, body);
+  const { bindings, question } = evaluateParts(program, body, options);
   const node = tree(program, bindings, question, options);
   if (question.shape.kind === "filter") return condition(node);
   return subquery<Record<string, unknown>>(node);

@@ -6,7 +6,7 @@
 import { type Document, isAlias, isMap, isNode, isScalar, parseDocument, type YAMLMap } from "yaml";
 import type { z } from "zod";
 import { isAbstractType, isPrimitiveType } from "../core/value.js";
-import { type Diagnostic, error, tick } from "../source/diagnostic.js";
+import { type Diagnostic, type DiagnosticCode, error, tick } from "../source/diagnostic.js";
 import { formatDiagnosticLine } from "../source/format.js";
 import { positionOf, type SourceFile, type Span } from "../source/source.js";
 import { checkBindingQuery, plainScan, tableName } from "./query.js";
@@ -20,7 +20,10 @@ export interface ParseDataBindingsOptions {
   readonly fileName?: string;
 }
 
-/** Invalid data bindings (code P701); the message lists every problem as `file:line:col: …`. */
+/**
+ * Invalid data bindings (code P701); the message lists every error as
+ * `file:line:col: error[code]: …`. `diagnostics` holds the errors and any warnings.
+ */
 export class DataBindingsError extends Error {
   override readonly name = "DataBindingsError";
   readonly code = "P701";
@@ -28,8 +31,43 @@ export class DataBindingsError extends Error {
     readonly diagnostics: readonly Diagnostic[],
     source: SourceFile,
   ) {
-    super(diagnostics.map((d) => formatDiagnosticLine(d, [source])).join("\n"));
+    super(
+      diagnostics
+        .filter((d) => d.severity === "error")
+        .map((d) => formatDiagnosticLine(d, [source], { code: true }))
+        .join("\n"),
+    );
   }
+}
+
+/** Where each entry of a data bindings document was written. */
+export interface BindingsLocations {
+  /** The `facts` key, where a missing binding would go; null without one. */
+  readonly facts: Span | null;
+  /** One per binding of `DataBindings.bindings`, in the same order. */
+  readonly bindings: readonly BindingLocation[];
+  /** `sql_types` entries by type name: the key. */
+  readonly sqlTypes: ReadonlyMap<string, Span>;
+  /** `keys` entries by canonical table name: the key. */
+  readonly keys: ReadonlyMap<string, Span>;
+}
+
+export interface BindingLocation {
+  /** The signature key as written. */
+  readonly signature: Span;
+  /** The signature's text (the key's value). */
+  readonly signatureText: string;
+  /** The query scalar as written (see `spanInScalar` for a part of it). */
+  readonly query: Span;
+}
+
+/** A data bindings document read as far as it goes: what parsed, where, and every problem. */
+export interface BindingsRead {
+  readonly source: SourceFile;
+  /** The entries that are valid; complete only when `diagnostics` has no errors. */
+  readonly data: DataBindings;
+  readonly locations: BindingsLocations;
+  readonly diagnostics: readonly Diagnostic[];
 }
 
 export type SafeParseDataBindingsResult =
@@ -45,13 +83,23 @@ interface Context {
   readonly diagnostics: Diagnostic[];
 }
 
+interface Read {
+  readonly bindings: Binding[];
+  readonly locations: BindingLocation[];
+}
+
 function spanOf(context: Context, node: YamlNode): Span {
   const range = isNode(node) ? node.range : undefined;
   return { file: context.source.name, start: range?.[0] ?? 0, end: range?.[1] ?? 0 };
 }
 
-function report(context: Context, message: string, node: YamlNode): void {
-  context.diagnostics.push(error("P701", message, spanOf(context, node)));
+function report(
+  context: Context,
+  message: string,
+  node: YamlNode,
+  code: DiagnosticCode = "P701",
+): void {
+  context.diagnostics.push(error(code, message, spanOf(context, node)));
 }
 
 function resolve(context: Context, node: YamlNode): YamlNode {
@@ -104,7 +152,7 @@ function reportShape(context: Context, issue: z.core.$ZodIssue, data: unknown): 
     for (const unknown of unknownKeys) {
       const pair = findPair(context, context.doc.contents, unknown);
       const message = `unknown key ${tick(unknown)} in data bindings; expected \`facts\`, \`sql_types\` or \`keys\``;
-      report(context, message, pair?.key ?? at);
+      report(context, message, pair?.key ?? at, "P705");
     }
     if (issue.code !== "unrecognized_keys") {
       report(
@@ -128,7 +176,7 @@ function reportShape(context: Context, issue: z.core.$ZodIssue, data: unknown): 
   } else {
     const binding = `binding ${tick(displaySignature(key))}`;
     for (const unknown of unknownKeys) {
-      report(context, `unknown key ${tick(unknown)} in ${binding}; expected \`query\``, at);
+      report(context, `unknown key ${tick(unknown)} in ${binding}; expected \`query\``, at, "P705");
     }
     if (issue.code === "unrecognized_keys") return;
     if (input === undefined || input === null) report(context, `${binding} has no query`, at);
@@ -138,13 +186,15 @@ function reportShape(context: Context, issue: z.core.$ZodIssue, data: unknown): 
   }
 }
 
-function readFacts(context: Context, facts: YAMLMap): Binding[] {
+function readFacts(context: Context, facts: YAMLMap): Read {
   const bindings: Binding[] = [];
+  const locations: BindingLocation[] = [];
   const seen = new Set<string>();
   for (const pair of facts.items) {
-    const parsed = parseSignature(keyText(context, pair.key));
+    const signatureText = keyText(context, pair.key);
+    const parsed = parseSignature(signatureText);
     if (parsed.kind === "error") {
-      report(context, parsed.message, pair.key);
+      report(context, parsed.message, pair.key, "P706");
       continue;
     }
     const signature = formatSignature(parsed.predicate, parsed.slots);
@@ -173,11 +223,21 @@ function readFacts(context: Context, facts: YAMLMap): Binding[] {
       line,
       scan: fits ? scan : null,
     });
+    const queryNode = findPair(context, pair.value, "query")?.value;
+    locations.push({
+      signature: spanOf(context, pair.key),
+      signatureText,
+      query: spanOf(context, resolve(context, queryNode)),
+    });
   }
-  return bindings;
+  return { bindings, locations };
 }
 
-function readSqlTypes(context: Context, sqlTypes: YAMLMap): Map<string, string> {
+function readSqlTypes(
+  context: Context,
+  sqlTypes: YAMLMap,
+  spans: Map<string, Span>,
+): Map<string, string> {
   const types = new Map<string, string>();
   for (const pair of sqlTypes.items) {
     const type = keyText(context, pair.key);
@@ -196,12 +256,17 @@ function readSqlTypes(context: Context, sqlTypes: YAMLMap): Map<string, string> 
       report(context, message, pair.key);
     } else if (normalized !== null) {
       types.set(type, normalized);
+      spans.set(type, spanOf(context, pair.key));
     }
   }
   return types;
 }
 
-function readKeys(context: Context, keys: YAMLMap): Map<string, readonly string[]> {
+function readKeys(
+  context: Context,
+  keys: YAMLMap,
+  spans: Map<string, Span>,
+): Map<string, readonly string[]> {
   const read = new Map<string, readonly string[]>();
   for (const pair of keys.items) {
     const table = keyText(context, pair.key);
@@ -228,37 +293,66 @@ function readKeys(context: Context, keys: YAMLMap): Map<string, readonly string[
         );
       } else if (columns.length > 0) {
         read.set(name, names as string[]);
+        spans.set(name, spanOf(context, pair.key));
       }
     }
   }
   return read;
 }
 
-function check(yamlText: string, options: ParseDataBindingsOptions): SafeParseDataBindingsResult {
+/**
+ * Reads a data bindings document as far as it goes: every problem as a diagnostic, and the
+ * entries that are valid with where they were written. Never throws.
+ *
+ *   const read = readDataBindings(yaml, { fileName: "bindings.yaml" });
+ *   read.diagnostics // [] when the document is valid; then read.data is complete
+ */
+export function readDataBindings(
+  yamlText: string,
+  options: ParseDataBindingsOptions = {},
+): BindingsRead {
   const source: SourceFile = { name: options.fileName ?? "data_bindings", text: yamlText };
   const doc = parseDocument(yamlText, { uniqueKeys: false, prettyErrors: false });
   const context: Context = { doc, source, diagnostics: [] };
-  const fail = () =>
-    ({ success: false, error: new DataBindingsError(context.diagnostics, source) }) as const;
+  const sqlTypeSpans = new Map<string, Span>();
+  const keySpans = new Map<string, Span>();
+  let facts: Read = { bindings: [], locations: [] };
+  let factsKey: Span | null = null;
+  let sqlTypes = new Map<string, string>();
+  let keys = new Map<string, readonly string[]>();
+  const done = (): BindingsRead => {
+    context.diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
+    return {
+      source,
+      data: { bindings: facts.bindings, sqlTypes, keys },
+      locations: {
+        facts: factsKey,
+        bindings: facts.locations,
+        sqlTypes: sqlTypeSpans,
+        keys: keySpans,
+      },
+      diagnostics: context.diagnostics,
+    };
+  };
   for (const yamlError of doc.errors) {
-    const [start, end] = yamlError.pos;
-    const message = `invalid YAML in data bindings: ${yamlError.message.split("\n")[0]}`;
-    context.diagnostics.push(error("P701", message, { file: source.name, start, end }));
+    // The parser may place an error just past the end of the text.
+    const start = Math.min(yamlError.pos[0], yamlText.length);
+    const end = Math.min(Math.max(yamlError.pos[1], start), yamlText.length);
+    const message = `invalid YAML in data bindings: ${lowerFirst(yamlError.message.split("\n")[0]!)}`;
+    context.diagnostics.push(error("P704", message, { file: source.name, start, end }));
   }
-  if (context.diagnostics.length > 0) return fail();
+  if (context.diagnostics.length > 0) return done();
   let data: unknown;
   try {
     data = doc.toJS();
   } catch (thrown) {
-    report(context, `invalid YAML in data bindings: ${(thrown as Error).message}`, doc.contents);
-    return fail();
+    const message = `invalid YAML in data bindings: ${lowerFirst((thrown as Error).message)}`;
+    report(context, message, doc.contents, "P704");
+    return done();
   }
   const shape = dataBindingsDocumentSchema.safeParse(data);
   if (!shape.success) for (const issue of shape.error.issues) reportShape(context, issue, data);
 
-  let bindings: Binding[] = [];
-  let sqlTypes = new Map<string, string>();
-  let keys = new Map<string, readonly string[]>();
   const root = resolve(context, doc.contents);
   const sections = new Set<string>();
   for (const pair of isMap(root) ? root.items : []) {
@@ -267,16 +361,26 @@ function check(yamlText: string, options: ParseDataBindingsOptions): SafeParseDa
     if (section !== "facts" && section !== "sql_types" && section !== "keys") continue; // reported by the shape check
     if (sections.has(section))
       report(context, `duplicate key ${tick(section)} in data bindings`, pair.key);
-    else if (section === "facts" && isMap(value)) bindings = readFacts(context, value);
-    else if (section === "sql_types" && isMap(value)) sqlTypes = readSqlTypes(context, value);
-    else if (section === "keys" && isMap(value)) keys = readKeys(context, value);
+    else if (section === "facts" && isMap(value)) facts = readFacts(context, value);
+    else if (section === "sql_types" && isMap(value))
+      sqlTypes = readSqlTypes(context, value, sqlTypeSpans);
+    else if (section === "keys" && isMap(value)) keys = readKeys(context, value, keySpans);
+    if (section === "facts" && !sections.has(section)) factsKey = spanOf(context, pair.key);
     sections.add(section);
   }
-  if (context.diagnostics.length > 0) {
-    context.diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
-    return fail();
+  return done();
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}
+
+function check(yamlText: string, options: ParseDataBindingsOptions): SafeParseDataBindingsResult {
+  const read = readDataBindings(yamlText, options);
+  if (read.diagnostics.length > 0) {
+    return { success: false, error: new DataBindingsError(read.diagnostics, read.source) };
   }
-  return { success: true, data: { bindings, sqlTypes, keys } };
+  return { success: true, data: read.data };
 }
 
 /**

@@ -306,3 +306,119 @@ export function plainScan(query: string): PlainScan | null {
   const condition = query.slice(tokens[table.next + 1]!.start).trimEnd();
   return { table: tableText, tableName: table.name, items, columns, conditions: [condition] };
 }
+
+// ---------------------------------------------------------------- select-list width
+
+/** Words that end a SELECT list at the top level. */
+const AFTER_SELECT_LIST = new Set([
+  "from",
+  "into",
+  "where",
+  "group",
+  "having",
+  "window",
+  "union",
+  "intersect",
+  "except",
+  "order",
+  "limit",
+  "offset",
+  "fetch",
+  "for",
+]);
+
+/** How many columns a query returns, counted from its text, and where they are listed. */
+export interface SelectListWidth {
+  readonly columns: number;
+  /** `[start, end)` of each item (of a SELECT list; empty for VALUES). */
+  readonly items: readonly (readonly [number, number])[];
+  /** `[start, end)` of the select list (or of the first VALUES row) in the query. */
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * The number of columns of `SELECT [DISTINCT [ON (…)] | ALL] items …` or `VALUES (…), …` when
+ * the text says it plainly; null when it does not (`*`, `t.*`, `WITH`, `TABLE`, a query in
+ * parentheses): the database then tells (`bindings check`).
+ *
+ *   selectListWidth("SELECT id, org_id FROM repos")   // { columns: 2, items: [[7, 9], [11, 17]], start: 7, end: 17 }
+ *   selectListWidth("SELECT * FROM repos")            // null
+ */
+export function selectListWidth(query: string): SelectListWidth | null {
+  const { tokens, unterminated } = scanSql(query);
+  if (unterminated) return null;
+  if (isWord(tokens[0], "values")) return valuesWidth(query, tokens);
+  if (!isWord(tokens[0], "select")) return null;
+  let first = 1;
+  if (isWord(tokens[1], "all")) first = 2;
+  else if (isWord(tokens[1], "distinct")) {
+    first = 2;
+    if (isWord(tokens[2], "on")) {
+      const close = closingParenthesis(tokens, 3);
+      if (close < 0) return null;
+      first = close + 1;
+    }
+  }
+  let depth = 0;
+  let columns = 0;
+  const items: [number, number][] = [];
+  let itemStart = first;
+  let last = first;
+  for (; last <= tokens.length; last++) {
+    const token = tokens[last];
+    const ends =
+      token === undefined ||
+      (depth === 0 &&
+        (isPunct(token, ",") ||
+          (token.kind === "word" && AFTER_SELECT_LIST.has(token.text.toLowerCase()))));
+    if (!ends) {
+      if (isPunct(token, "(") || isPunct(token, "[")) depth++;
+      else if (isPunct(token, ")") || isPunct(token, "]")) depth--;
+      continue;
+    }
+    if (last === itemStart) {
+      // `SELECT FROM t` has no columns; an empty item between commas is not plain.
+      if (columns === 0 && !isPunct(token, ",")) break;
+      return null;
+    }
+    if (isPunct(tokens[last - 1], "*")) return null; // `*` and `t.*` stand for several columns
+    const lastToken = tokens[last - 1]!;
+    items.push([tokens[itemStart]!.start, lastToken.start + lastToken.text.length]);
+    columns++;
+    itemStart = last + 1;
+    if (!isPunct(token, ",")) break;
+  }
+  const start = tokens[first]?.start ?? query.length;
+  const lastItem = tokens[Math.max(first, last - 1)];
+  const end =
+    last > first && lastItem
+      ? lastItem.start + lastItem.text.length
+      : Math.min(start, query.length);
+  return { columns, items, start: Math.min(start, end), end };
+}
+
+/** Index of the `)` closing the `(` at `open`, or -1. */
+function closingParenthesis(tokens: readonly Token[], open: number): number {
+  if (!isPunct(tokens[open], "(")) return -1;
+  let depth = 0;
+  for (let i = open; i < tokens.length; i++) {
+    if (isPunct(tokens[i], "(")) depth++;
+    else if (isPunct(tokens[i], ")") && --depth === 0) return i;
+  }
+  return -1;
+}
+
+function valuesWidth(query: string, tokens: readonly Token[]): SelectListWidth | null {
+  const close = closingParenthesis(tokens, 1);
+  if (close < 0 || close === 2) return null;
+  let depth = 0;
+  let columns = 1;
+  for (let i = 2; i < close; i++) {
+    if (isPunct(tokens[i], "(") || isPunct(tokens[i], "[")) depth++;
+    else if (isPunct(tokens[i], ")") || isPunct(tokens[i], "]")) depth--;
+    else if (depth === 0 && isPunct(tokens[i], ",")) columns++;
+  }
+  const end = tokens[close]!.start + 1;
+  return { columns, items: [], start: tokens[1]!.start, end: Math.min(end, query.length) };
+}

@@ -208,7 +208,8 @@ function quoteConstant(value: string): string {
   return `"${escaped}"`;
 }
 
-function formatSlot(slot: BindingSlot): string {
+/** One slot as written in a canonical signature: `User:_`, `String:owner`, `Integer:3`. */
+export function formatSlot(slot: BindingSlot): string {
   switch (slot.kind) {
     case "column":
       return `${slot.type}:_`;

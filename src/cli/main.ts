@@ -1,3 +1,4 @@
+import { runBindingsCommand } from "./bindings-command.js";
 import { runCheckCommand } from "./check-command.js";
 import { type CliIo, EXIT_OK, EXIT_USAGE, processIo } from "./io.js";
 import { runServeCommand } from "./serve-command.js";
@@ -11,6 +12,8 @@ commands:
   test <files...>    run the policy's test blocks against the reference evaluator
   serve              serve the Oso Cloud compatible HTTP API (--policy <files...>)
   sql <question>     compile one local question to SQL and print it
+  bindings check     check data bindings (with --database-url, against the database)
+  bindings init      draft data bindings from the database catalog
 
 Run \`polar-sql <command> --help\` for a command's options.
 `;
@@ -18,6 +21,7 @@ Run \`polar-sql <command> --help\` for a command's options.
 type Command = (args: readonly string[], io: CliIo) => Promise<number>;
 
 const COMMANDS: Readonly<Record<string, Command>> = {
+  bindings: runBindingsCommand,
   check: runCheckCommand,
   test: (args, io) => runTestCommand([...args], io),
   serve: (args, io) => runServeCommand([...args], io),

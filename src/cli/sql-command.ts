@@ -13,6 +13,7 @@ import {
   listQuery,
 } from "../api/local.js";
 import { concreteFactSchema } from "../api/wire.js";
+import { checkBindings } from "../bindings/check.js";
 import { checkPolicy } from "../check/check.js";
 import { checkFact } from "../check/facts.js";
 import type { Program } from "../check/program.js";
@@ -113,6 +114,7 @@ async function compile(args: readonly string[], io: CliIo): Promise<string> {
       ? withBindings(await readJson(values.body), bindings)
       : bodyFromFlags(question, values, bindings)
   ) as never;
+  checkBodyBindings(program, body, values.bindings ?? "data_bindings", options, io);
   switch (question) {
     case "authorize":
       return authorizeQuery(program, body, options).sql;
@@ -211,6 +213,36 @@ function bodyFromFlags(question: Question, values: Values, bindings: string | un
       const _never: never = question;
       return _never;
     }
+  }
+}
+
+/**
+ * Checks the body's data bindings against the policy and prints every diagnostic with a code
+ * frame (warnings too); throws a `CommandError` (exit 1) when there are errors.
+ */
+function checkBodyBindings(
+  program: Program,
+  body: unknown,
+  fileName: string,
+  options: LocalOptions,
+  io: CliIo,
+): void {
+  const text = (body as { data_bindings?: unknown } | null)?.data_bindings;
+  if (typeof text !== "string") return; // the endpoint's own validation reports it
+  const checked = checkBindings(program, text, {
+    fileName,
+    ...(options.central && { central: options.central }),
+  });
+  const sources = [checked.source, ...program.sources];
+  for (const diagnostic of checked.diagnostics) {
+    io.stderr(`${formatDiagnostic(diagnostic, sources, { color: io.isTTY })}\n\n`);
+  }
+  const errors = checked.diagnostics.filter((d) => d.severity === "error").length;
+  if (errors > 0) {
+    throw new CommandError(
+      `the data bindings have ${errors} ${errors === 1 ? "error" : "errors"}`,
+      EXIT_FAILED,
+    );
   }
 }
 

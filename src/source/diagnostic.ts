@@ -69,10 +69,23 @@ export type DiagnosticCode =
   | "P701" // invalid data bindings
   | "P702" // cannot infer a type for SQL
   | "P703" // policy shape the SQL path cannot compile
+  | "P704" // data bindings are not valid YAML
+  | "P705" // unknown key in data bindings
+  | "P706" // invalid fact signature in data bindings
+  | "P707" // binding names a type the policy does not declare
+  | "P708" // binding query's column count differs from its signature
+  | "P709" // the database rejects a binding query or cannot be read
+  | "P710" // binding column type does not fit the slot's type or `sql_types`
+  | "P711" // a `keys` entry is not unique or names an unknown table or column
   // warnings
   | "W001" // undeclared type treated as an entity type
   | "W002" // matches! treated as matches
-  | "W003"; // rule flag ignored
+  | "W003" // rule flag ignored
+  | "W004" // binding that no rule reads (unused relation, role or attribute name)
+  | "W005" // fact the policy reads that no binding (or central fact) produces
+  | "W006" // `sql_types` / `keys` entry that nothing uses
+  | "W007" // key unique in the data today but not enforced by a constraint
+  | "W008"; // binding column type that may not compare with the slot's values
 
 export type Severity = "error" | "warning";
 

@@ -16,12 +16,17 @@ export function locationPrefix(diagnostic: Diagnostic, sources: readonly SourceF
   return `${span.file}:${line}:${column}: `;
 }
 
-/** One line: `file:line:col: message`, the form used in API error messages. */
+/**
+ * One line: `file:line:col: message`, the form used in API error messages; with `code`,
+ * `file:line:col: error[P708]: message`.
+ */
 export function formatDiagnosticLine(
   diagnostic: Diagnostic,
   sources: readonly SourceFile[],
+  options: { readonly code?: boolean } = {},
 ): string {
-  return `${locationPrefix(diagnostic, sources)}${diagnostic.message}`;
+  const code = options.code ? `${diagnostic.severity}[${diagnostic.code}]: ` : "";
+  return `${locationPrefix(diagnostic, sources)}${code}${diagnostic.message}`;
 }
 
 /**

@@ -1,0 +1,310 @@
+/**
+ * Static checks of data bindings against a policy: the document is read (`readDataBindings`),
+ * then each binding is checked against the policy's types and the calls its rules make, and
+ * the policy's fact reads against the bindings. Every problem is a `Diagnostic` placed in the
+ * bindings file, the same type the policy checker gives, so `formatDiagnostic` prints it with
+ * a code frame. Errors make the bindings unusable; warnings point at likely mistakes.
+ */
+import type { Program } from "../check/program.js";
+import type { CentralFacts } from "../core/central-facts.js";
+import { type Diagnostic, error, hasErrors, tick, warning } from "../source/diagnostic.js";
+import { locationPrefix } from "../source/format.js";
+import type { SourceFile, Span } from "../source/source.js";
+import { didYouMean } from "../source/suggest.js";
+import { spanInScalar } from "./locate.js";
+import { type BindingLocation, type BindingsRead, readDataBindings } from "./parse.js";
+import {
+  argsOverlap,
+  type FactPattern,
+  type PatternArg,
+  type PolicyUse,
+  patternsOverlap,
+  policyUse,
+  slotArg,
+} from "./policy-use.js";
+import { plainScan, selectListWidth } from "./query.js";
+import { formatSlot } from "./signature.js";
+import { signatureParts } from "./signature-parts.js";
+import type { Binding, DataBindings } from "./types.js";
+
+export interface CheckBindingsOptions {
+  /** File name used in spans and messages; default `data_bindings`. */
+  readonly fileName?: string;
+  /**
+   * Facts kept outside the caller's database (the service's stored facts, `--facts`). When
+   * given, a fact the policy reads is reported only if neither a binding nor these produce it.
+   */
+  readonly central?: CentralFacts;
+  /** False: report errors only, skipping the checks that can only warn; default true. */
+  readonly warnings?: boolean;
+}
+
+export interface BindingsCheck {
+  /** No errors: `bindings` can be used. */
+  readonly ok: boolean;
+  readonly bindings: DataBindings | null;
+  /** Errors and warnings, in the order of the bindings file. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** The bindings file, for `formatDiagnostic`. */
+  readonly source: SourceFile;
+  /** The document as read, with where each entry was written. */
+  readonly read: BindingsRead;
+}
+
+/**
+ * Checks data bindings, against `program` when one is given (null: the document alone).
+ *
+ *   const result = checkBindings(program, yaml, { fileName: "bindings.yaml" });
+ *   for (const d of result.diagnostics) console.error(formatDiagnostic(d, [result.source]));
+ *   if (result.ok) listQuery(program, { …, data_bindings: yaml });
+ */
+export function checkBindings(
+  program: Program | null,
+  bindingsText: string,
+  options: CheckBindingsOptions = {},
+): BindingsCheck {
+  const read = readDataBindings(bindingsText, {
+    ...(options.fileName !== undefined && { fileName: options.fileName }),
+  });
+  const diagnostics = [...read.diagnostics];
+  const context: Context = { read, diagnostics };
+  const warnings = options.warnings !== false;
+  /** Bindings whose types the policy knows: they produce facts (if perhaps with errors). */
+  const typed: Binding[] = [];
+  read.data.bindings.forEach((binding, index) => {
+    const location = read.locations.bindings[index]!;
+    checkColumnCount(context, binding, location);
+    if (program === null || !checkTypes(context, program, binding, location)) return;
+    typed.push(binding);
+    if (warnings) checkUsed(context, program, binding, location);
+  });
+  if (program !== null && warnings) {
+    // Facts missing from a document that did not read whole would only be noise.
+    if (!hasErrors(diagnostics)) checkLeaves(context, program, typed, options.central);
+    checkSqlTypes(context, program);
+  }
+  if (warnings) checkKeys(context);
+  diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
+  const ok = !hasErrors(diagnostics);
+  return { ok, bindings: ok ? read.data : null, diagnostics, source: read.source, read };
+}
+
+interface Context {
+  readonly read: BindingsRead;
+  readonly diagnostics: Diagnostic[];
+}
+
+/** The span of `[from, to)` of a binding's signature text. */
+function inSignature(context: Context, location: BindingLocation, from: number, to: number) {
+  return spanInScalar(context.read.source, location.signature, location.signatureText, from, to);
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+/** The number of `_` slots: the columns a binding query must return. */
+export function columnSlots(binding: Binding): number {
+  return binding.slots.filter((slot) => slot.kind === "column").length;
+}
+
+function checkColumnCount(context: Context, binding: Binding, location: BindingLocation): void {
+  const width = selectListWidth(binding.query);
+  const expected = columnSlots(binding);
+  if (width === null || width.columns === expected) return;
+  const span = spanInScalar(
+    context.read.source,
+    location.query,
+    binding.query,
+    width.start,
+    width.end,
+  );
+  context.diagnostics.push(
+    error(
+      "P708",
+      `query of binding ${tick(binding.signature)} returns ${plural(width.columns, "column")}, but its signature has ${plural(expected, "`_` slot")}`,
+      span,
+      "a binding query returns one column per `_` of its signature, in order; constants such as `String:owner` take no column",
+    ),
+  );
+}
+
+function checkTypes(
+  context: Context,
+  program: Program,
+  binding: Binding,
+  location: BindingLocation,
+): boolean {
+  let known = true;
+  binding.slots.forEach((slot, index) => {
+    if (program.types.has(slot.type)) return;
+    known = false;
+    const part = signatureParts(location.signatureText)?.args[index];
+    const at = part?.type ?? part?.value ?? null;
+    const span = at ? inSignature(context, location, at[0], at[1]) : location.signature;
+    const suggestion = didYouMean(slot.type, program.types.keys());
+    context.diagnostics.push(
+      error(
+        "P707",
+        `type ${tick(slot.type)} in binding ${tick(binding.signature)} is not declared by the policy${suggestion}`,
+        span,
+      ),
+    );
+  });
+  return known;
+}
+
+/** What a constant at this position names, for messages. */
+function constantKind(predicate: string, index: number): string {
+  if (index === 1 && predicate === "has_role") return "role";
+  if (index === 1 && predicate === "has_relation") return "relation";
+  if (index === 1 && predicate === "has_permission") return "permission";
+  return "value";
+}
+
+function checkUsed(
+  context: Context,
+  program: Program,
+  binding: Binding,
+  location: BindingLocation,
+): void {
+  // `allow/3` is what questions ask, whether or not a rule calls it.
+  if (binding.predicate === "allow" && binding.slots.length === 3) return;
+  const use = policyUse(program);
+  const args = binding.slots.map(slotArg);
+  const named = use.callsByName.get(binding.predicate) ?? [];
+  const fitting = named.filter((call) => call.args.length === args.length);
+  if (fitting.some((call) => patternsOverlap(program, call.args, args))) return;
+  const parts = signatureParts(location.signatureText);
+  const report = (message: string, span: Span) =>
+    context.diagnostics.push(warning("W004", message, span));
+  if (named.length === 0) {
+    const name = parts ? inSignature(context, location, ...parts.predicate) : location.signature;
+    const suggestion = didYouMean(binding.predicate, use.callsByName.keys());
+    report(`no rule of the policy reads \`${binding.predicate}\`${suggestion}`, name);
+    return;
+  }
+  if (fitting.length === 0) {
+    const arities = [...new Set(named.map((call) => call.args.length))].sort((a, b) => a - b);
+    report(
+      `rules read \`${binding.predicate}\` with ${arities.join(" or ")} ${arities.length === 1 && arities[0] === 1 ? "argument" : "arguments"}, but binding ${tick(binding.signature)} has ${args.length}`,
+      location.signature,
+    );
+    return;
+  }
+  // The constant that keeps the binding from every call that fits it elsewhere.
+  for (const [index, slot] of binding.slots.entries()) {
+    if (slot.kind !== "constant") continue;
+    const others = fitting.filter((call) =>
+      call.args.every((arg, j) => j === index || argsOverlap(program, arg, args[j]!)),
+    );
+    if (others.length === 0) continue;
+    const names = others.flatMap((call) => {
+      const arg = call.args[index]!;
+      return arg.kind === "value" && arg.value.type === slot.type ? [arg.value.id] : [];
+    });
+    const part = parts?.args[index]?.value;
+    const span = part ? inSignature(context, location, ...part) : location.signature;
+    const kind = constantKind(binding.predicate, index);
+    report(
+      `no rule reads ${kind} ${tick(slot.value)} of binding ${tick(binding.signature)}${didYouMean(slot.value, names)}`,
+      span,
+    );
+    return;
+  }
+  report(
+    `no rule reads \`${binding.predicate}\` with the types of binding ${tick(binding.signature)}`,
+    location.signature,
+  );
+}
+
+function formatPattern(pattern: FactPattern): string {
+  const arg = (a: PatternArg): string => {
+    switch (a.kind) {
+      case "any":
+        return "_";
+      case "type":
+        return `${a.type}:_`;
+      case "value":
+        return formatSlot({ kind: "constant", type: a.value.type, value: a.value.id });
+      default: {
+        const _never: never = a;
+        return _never;
+      }
+    }
+  };
+  return `${pattern.name}(${pattern.args.map(arg).join(", ")})`;
+}
+
+function centralProduces(program: Program, central: CentralFacts, pattern: FactPattern): boolean {
+  for (const fact of central.facts(pattern.name, pattern.args.length)) {
+    const args = fact.args.map((value): PatternArg => ({ kind: "value", value }));
+    if (patternsOverlap(program, args, pattern.args)) return true;
+  }
+  return false;
+}
+
+function checkLeaves(
+  context: Context,
+  program: Program,
+  bindings: readonly Binding[],
+  central: CentralFacts | undefined,
+): void {
+  const { read } = context;
+  const at = read.locations.facts ?? { file: read.source.name, start: 0, end: 0 };
+  const use: PolicyUse = policyUse(program);
+  for (const leaf of use.leaves) {
+    const bound = bindings.some(
+      (binding) =>
+        binding.predicate === leaf.name &&
+        patternsOverlap(program, binding.slots.map(slotArg), leaf.args),
+    );
+    if (bound || (central && centralProduces(program, central, leaf))) continue;
+    const fact = tick(formatPattern(leaf));
+    const message = central
+      ? `neither a binding nor a central fact produces ${fact}, which the policy reads`
+      : `no binding produces ${fact}, which the policy reads; unless a central fact does, rules that need it never hold`;
+    const where = locationPrefix({ ...warning("W005", ""), span: leaf.span }, program.sources);
+    context.diagnostics.push(
+      warning("W005", message, at, `read by the rule at ${where.replace(/: $/, "")}`),
+    );
+  }
+}
+
+function checkSqlTypes(context: Context, program: Program): void {
+  for (const [type, span] of context.read.locations.sqlTypes) {
+    if (program.types.has(type)) continue;
+    context.diagnostics.push(
+      warning(
+        "W006",
+        `\`sql_types\` names type ${tick(type)}, which the policy does not declare${didYouMean(type, program.types.keys())}`,
+        span,
+      ),
+    );
+  }
+}
+
+/** `["public","docs"]` → `public.docs`. */
+export function displayTableName(canonical: string): string {
+  return (JSON.parse(canonical) as string[]).join(".");
+}
+
+function checkKeys(context: Context): void {
+  if (context.read.locations.keys.size === 0) return;
+  const scanned = new Set(
+    context.read.data.bindings.flatMap((binding) => {
+      const scan = binding.scan ?? plainScan(binding.query);
+      return scan ? [scan.tableName] : [];
+    }),
+  );
+  for (const [table, span] of context.read.locations.keys) {
+    if (scanned.has(table)) continue;
+    context.diagnostics.push(
+      warning(
+        "W006",
+        `no binding reads table ${tick(displayTableName(table))} with a plain scan (\`SELECT … FROM table [WHERE …]\`), so its key is not used`,
+        span,
+      ),
+    );
+  }
+}

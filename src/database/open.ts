@@ -1,0 +1,42 @@
+/**
+ * Opens a database session for a dialect. A new dialect is one file implementing
+ * `DatabaseSession` plus one case here (and its name in `DIALECTS`).
+ */
+import { openPostgres } from "./postgres.js";
+import { type DatabaseSession, DIALECTS, type DialectName } from "./types.js";
+
+export interface OpenDatabaseOptions {
+  /** Default `postgres`. */
+  readonly dialect?: DialectName;
+  /** Milliseconds any one statement may run; default 30 000. */
+  readonly statementTimeout?: number;
+}
+
+/** True when `name` is a dialect this build can open. */
+export function isDialectName(name: string): name is DialectName {
+  return (DIALECTS as readonly string[]).includes(name);
+}
+
+/**
+ * Connects to the database at `url`; close the session when done.
+ *
+ *   const session = await openDatabase("postgres://app@db/app");
+ *   try { console.log((await session.catalog()).tables.map((t) => t.name)); }
+ *   finally { await session.close(); }
+ */
+export async function openDatabase(
+  url: string,
+  options: OpenDatabaseOptions = {},
+): Promise<DatabaseSession> {
+  const dialect = options.dialect ?? "postgres";
+  const timeout =
+    options.statementTimeout === undefined ? {} : { statementTimeout: options.statementTimeout };
+  switch (dialect) {
+    case "postgres":
+      return openPostgres(url, timeout);
+    default: {
+      const _never: never = dialect;
+      return _never;
+    }
+  }
+}
