@@ -189,7 +189,8 @@ describe("hostile input", () => {
     }
   });
 
-  it("handles 1 MB of input in a sane time", () => {
+  // How long this takes is measured in bench/front-end.ts, not asserted here.
+  it("parses 1 MB of valid, broken and pathological input", () => {
     const valid = examples.join("\n").repeat(Math.ceil(1_000_000 / examples.join("\n").length));
     const junk = fc.sample(fc.string({ unit: polarChar, minLength: 1000, maxLength: 1000 }), {
       numRuns: 1000,
@@ -204,12 +205,7 @@ describe("hostile input", () => {
       // One huge item: a quarter of the size keeps the test quick.
       `p(x) if ${"a = b and ".repeat(25_000)}c = d;`,
     ];
-    const results = inputs.map((text) => {
-      const started = performance.now();
-      const result = parse(text);
-      expect(performance.now() - started).toBeLessThan(10_000);
-      return result;
-    });
+    const results = inputs.map((text) => parse(text));
     expect(results[0]!.diagnostics).toEqual([]);
     expect(results[0]!.ast.items.length).toBeGreaterThan(1000);
     for (const result of results.slice(1, -1)) expect(result.diagnostics.length).toBeGreaterThan(0);
