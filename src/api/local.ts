@@ -10,7 +10,6 @@
 import type { RawBuilder } from "kysely";
 import { parseDataBindings } from "../bindings/parse.js";
 import type { DataBindings } from "../bindings/types.js";
-import { checkFact } from "../check/facts.js";
 import { type Program, predicateKey } from "../check/program.js";
 import {
   type GroundFact,
@@ -26,6 +25,7 @@ import type { CentralFacts } from "../sql/central-facts.js";
 import type { Shape } from "../sql/emit.js";
 import { postgres } from "../sql/kysely.js";
 import { printPlan, sqlText } from "../sql/print.js";
+import { checkContextFacts, LocalQueryError } from "./context-facts.js";
 import {
   actionsQueryRequestSchema,
   authorizeQueryRequestSchema,
@@ -44,11 +44,7 @@ export interface LocalOptions {
   readonly cacheText?: boolean;
 }
 
-/** A request the local endpoints reject (HTTP 400); the message follows the house style. */
-export class LocalQueryError extends Error {
-  override readonly name = "LocalQueryError";
-  readonly code = "P601";
-}
+export { LocalQueryError };
 
 type Statement = RawBuilder<unknown>;
 
@@ -87,20 +83,6 @@ function bindingsFor(text: string): DataBindings {
   return parsed;
 }
 
-function contextFactsFor(program: Program, facts: readonly GroundFact[]): GroundFact[] {
-  for (const fact of facts) {
-    const problem = checkFact(program, fact);
-    if (problem) throw new LocalQueryError(`context fact: ${problem.message}`);
-    // PostgreSQL text cannot hold NUL: such a fact could never be written into the statement.
-    if (fact.args.some((arg) => arg.type.includes("\u0000") || arg.id.includes("\u0000"))) {
-      throw new LocalQueryError(
-        `context fact: \`${fact.predicate}\` has an argument with a NUL character, which PostgreSQL text cannot hold`,
-      );
-    }
-  }
-  return [...facts];
-}
-
 interface Question {
   readonly goal: Goal;
   readonly params: ReadonlyMap<string, readonly string[]>;
@@ -117,7 +99,7 @@ function print(
   const bindings = bindingsFor(dataBindings);
   const plan = cachedPlan(program, bindings, question.goal);
   return printPlan(plan, bindings, question.params, question.shape, {
-    contextFacts: contextFactsFor(program, contextFacts),
+    contextFacts: checkContextFacts(program, contextFacts),
     ...(options.central && { central: options.central }),
     ...(options.now && { now: options.now }),
     ...(options.parameters && { parameters: options.parameters }),

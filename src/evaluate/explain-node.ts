@@ -89,14 +89,17 @@ export function polarString(text: string): string {
   return `"${text.replace(/[\\"\n\r\t\0]/g, (char) => ESCAPES[char]!)}"`;
 }
 
-/** `"read"`, `5`, `true`, `User{"ada"}`. */
+/** `"read"`, `5`, `true`, `User{"ada"}`; an id no literal can write: `Integer{"x"}`. */
 export function valueText(value: Value): string {
   switch (value.type) {
     case "String":
       return polarString(value.id);
     case "Integer":
+      return /^-?[0-9]+$/.test(value.id) ? value.id : `Integer{${polarString(value.id)}}`;
     case "Boolean":
-      return value.id;
+      return value.id === "true" || value.id === "false"
+        ? value.id
+        : `Boolean{${polarString(value.id)}}`;
     default:
       return `${value.type}{${polarString(value.id)}}`;
   }

@@ -147,7 +147,9 @@ export function createRefuter(context: Context, prover: Prover): Refuter {
       }
       if (next.length === 0) {
         const env = bindings[0]!;
-        const children = held.map((before) => heldNode(before, env));
+        const children = held
+          .filter((before) => shown(before, env))
+          .map((before) => heldNode(before, env));
         children.push(failedNode(atom, env, depth));
         return { children, note: alternativesNote(bindings, atoms, truncated) };
       }
@@ -160,6 +162,13 @@ export function createRefuter(context: Context, prover: Prover): Refuter {
       children: held.map((atom) => heldNode(atom, env)),
       note: "its body holds only for other values than these",
     };
+  }
+
+  /** A `matches` that only narrowed a still unbound variable says nothing worth a line. */
+  function shown(atom: Atom, env: Env): boolean {
+    if (atom.kind !== "matches" || atom.variable.kind !== "var") return true;
+    const slot = env.get(atom.variable.name);
+    return slot !== undefined && !isWildcard(slot);
   }
 
   function alternativesNote(bindings: Env[], atoms: Conjunction, truncated: boolean) {
