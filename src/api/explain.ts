@@ -1,18 +1,19 @@
 /**
  * `POST /explain` over the fact store. The reference evaluator needs facts by pattern, not all
  * of them: explain runs over the facts loaded so far while recording every lookup it could not
- * answer, loads those (each one indexed query), and runs again, until a run asks for nothing
- * new. That run saw every stored fact it could have read, so its answer is exact.
+ * answer, loads those (one statement of indexed reads), and runs again, until a run asks for
+ * nothing new. That run saw every stored fact it could have read, so its answer is exact.
  */
 import type { PredicateKey, Program } from "../check/program.js";
-import { type GroundFact, isAbstractType, type Value } from "../core/value.js";
-import { abstractDenial, explainAllow } from "../evaluate/explain.js";
+import { type GroundFact, isAbstractType } from "../core/value.js";
+import { abstractDenial, allowHolds, explainAllow } from "../evaluate/explain.js";
 import type { FactLayer } from "../evaluate/explain-context.js";
 import type { Explanation } from "../evaluate/explain-node.js";
 import { indexFacts } from "../evaluate/facts.js";
 import { isWildcard, type Slot } from "../evaluate/slot.js";
+import type { FactLookupListener } from "../evaluate/tables.js";
 import type { SqlExecutor } from "../store/executor.js";
-import { matchingFacts } from "../store/facts.js";
+import { type FactLookup, matchingFactsOfEach } from "../store/facts.js";
 
 /** A validated `/authorize` body (see `authorizeBodySchema`). */
 export interface ExplainRequest {
@@ -21,14 +22,6 @@ export interface ExplainRequest {
   readonly action: string;
   readonly resource_type: string;
   readonly resource_id: string;
-}
-
-/** One indexed read of the fact table: a value or a type (or nothing) per position. */
-interface StoreLookup {
-  readonly predicate: string;
-  readonly arity: number;
-  readonly pattern: readonly (Value | null)[];
-  readonly types: readonly (string | null)[];
 }
 
 /**
@@ -55,38 +48,55 @@ export async function explainStored(
     ? [{ source: "context", facts: indexFacts(contextFacts) }]
     : [];
   const loaded = new Map<string, readonly GroundFact[]>();
+  const options = clock.now ? { now: clock.now } : {};
+  // First only the answer, which reads most of what the tree needs, then the tree.
+  await untilComplete(db, program, loaded, (layers, onLookup) =>
+    allowHolds(program, [...layers, ...context], question, { ...options, onLookup }),
+  );
+  return untilComplete(db, program, loaded, (layers, onLookup) =>
+    explainAllow(program, [...layers, ...context], question, { ...options, onLookup }),
+  );
+}
+
+/**
+ * Runs `work` over the stored facts loaded so far, loads the lookups it could not answer (in
+ * one statement), and runs it again until it asks for nothing new.
+ */
+async function untilComplete<T>(
+  db: SqlExecutor,
+  program: Program,
+  loaded: Map<string, readonly GroundFact[]>,
+  work: (layers: readonly FactLayer[], onLookup: FactLookupListener) => T,
+): Promise<T> {
   for (;;) {
-    const missing = new Map<string, StoreLookup>();
+    const missing = new Map<string, FactLookup>();
     const onLookup = (predicate: PredicateKey, pattern: readonly Slot[]) => {
       const lookup = storeLookup(program, predicate, pattern);
       const key = JSON.stringify(lookup);
       if (!loaded.has(key)) missing.set(key, lookup);
     };
     const stored = indexFacts([...loaded.values()].flat());
-    let result: Explanation | undefined;
+    let result: { value: T } | undefined;
     let failure: unknown;
     try {
-      result = explainAllow(program, [{ source: "stored", facts: stored }, ...context], question, {
-        ...(clock.now && { now: clock.now }),
-        onLookup,
-      });
+      result = { value: work([{ source: "stored", facts: stored }], onLookup) };
     } catch (error) {
       // Over a part of the facts a question may fail where the whole would not: load and retry.
       failure = error;
     }
     if (missing.size === 0) {
-      if (result) return result;
+      if (result) return result.value;
       throw failure;
     }
-    const reads = [...missing].map(async ([key, { predicate, arity, pattern, types }]) => {
-      loaded.set(key, await matchingFacts(db, predicate, arity, pattern, types));
+    const found = await matchingFactsOfEach(db, [...missing.values()]);
+    [...missing.keys()].forEach((key, i) => {
+      loaded.set(key, found[i]!);
     });
-    await Promise.all(reads);
   }
 }
 
 /** The fact table read that covers a lookup: bound values, and a type where only one fits. */
-function storeLookup(program: Program, key: PredicateKey, pattern: readonly Slot[]): StoreLookup {
+function storeLookup(program: Program, key: PredicateKey, pattern: readonly Slot[]): FactLookup {
   return {
     predicate: key.slice(0, key.lastIndexOf("/")),
     arity: pattern.length,

@@ -100,6 +100,25 @@ export function explainAllow(
 }
 
 /**
+ * Only whether `allow(…)` holds over the layers, without building a tree: explain over the fact
+ * store uses it to find every fact the answer needs before it builds the tree.
+ */
+export function allowHolds(
+  program: Program,
+  layers: readonly FactLayer[],
+  question: ExplainQuestion,
+  options: LayeredExplainOptions = {},
+): boolean {
+  const session = sessionOver(program, layers, options);
+  const args = [
+    canonicalValue(question.actor),
+    stringValue(question.action),
+    canonicalValue(question.resource),
+  ];
+  return callPredicate(session, predicateKey("allow", 3), args).length > 0;
+}
+
+/**
  * Any call: a proof of one solution when it has some, else why it has none (the policy test
  * runner explains failed assertions with this). Wildcard slots stand for any value.
  *
@@ -123,14 +142,7 @@ function explainGoal(
   goal: Goal,
   options: LayeredExplainOptions,
 ): { holds: boolean; node: ExplainNode } {
-  const session = createSession(
-    program,
-    layers.map((layer) => layer.facts),
-    {
-      ...(options.now && { now: options.now }),
-      ...(options.onLookup && { onLookup: options.onLookup }),
-    },
-  );
+  const session = sessionOver(program, layers, options);
   const context: Context = {
     program,
     session,
@@ -163,6 +175,21 @@ export function abstractDenial(question: ExplainQuestion): Explanation | null {
   const goal = callText("allow", [question.actor, stringValue(question.action), question.resource]);
   const note = `\`${abstract}\` is an abstract type; ask about a concrete type`;
   return { allowed: false, explanation: node(goal, false, [], { note }) };
+}
+
+function sessionOver(
+  program: Program,
+  layers: readonly FactLayer[],
+  options: LayeredExplainOptions,
+) {
+  return createSession(
+    program,
+    layers.map((layer) => layer.facts),
+    {
+      ...(options.now && { now: options.now }),
+      ...(options.onLookup && { onLookup: options.onLookup }),
+    },
+  );
 }
 
 function unknownTypeNotes(program: Program, types: readonly string[]): string[] {

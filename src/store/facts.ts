@@ -192,3 +192,46 @@ export async function matchingFacts(
   );
   return rows.map(rowToFact);
 }
+
+/** One `matchingFacts` read: see there. */
+export interface FactLookup {
+  readonly predicate: string;
+  readonly arity: number;
+  readonly pattern?: readonly (Value | null)[];
+  readonly types?: readonly (string | null)[];
+}
+
+/**
+ * Several `matchingFacts` reads in one statement (one round trip): the facts of each lookup,
+ * in order.
+ */
+export async function matchingFactsOfEach(
+  db: SqlExecutor,
+  lookups: readonly FactLookup[],
+): Promise<GroundFact[][]> {
+  const params: unknown[] = [];
+  const selects: string[] = [];
+  lookups.forEach(({ predicate, arity, pattern = [], types = [] }, index) => {
+    if (arity > MAX_FACT_ARITY) return;
+    params.push(predicate, arity);
+    const conditions = [`predicate = $${params.length - 1}`, `arity = $${params.length}`];
+    for (let i = 0; i < arity; i++) {
+      const value = pattern[i];
+      if (value) {
+        params.push(value.type, value.id);
+        conditions.push(`t${i} = $${params.length - 1} AND i${i} = $${params.length}`);
+      } else if (types[i]) {
+        params.push(types[i]);
+        conditions.push(`t${i} = $${params.length}`);
+      }
+    }
+    selects.push(
+      `SELECT ${index} AS lookup, * FROM ${FACT_TABLE} WHERE ${conditions.join(" AND ")}`,
+    );
+  });
+  const found: GroundFact[][] = lookups.map(() => []);
+  if (selects.length === 0) return found;
+  const rows = await db.query<FactRow>(selects.join("\nUNION ALL\n"), params);
+  for (const row of rows) found[Number(row.lookup)]!.push(rowToFact(row));
+  return found;
+}

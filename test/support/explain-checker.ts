@@ -287,15 +287,33 @@ export function check(input: CheckerInput, tree: CheckedNode): string[] {
     }
   }
 
-  /** Evaluates a `not …` text as the body of a new rule added to the policy. */
-  function probe(text: string): boolean {
+  /**
+   * A `not …` text as the body of a new rule added to the policy. Polar's `matches` takes a
+   * variable, so a value's `matches` is decided here first (`true` or `false`).
+   */
+  function probeProgram(text: string): Program | null {
+    const literal = String.raw`(?:[A-Za-z_][A-Za-z0-9_]*\{"(?:[^"\\]|\\.)*"\}|"(?:[^"\\]|\\.)*"|-?[0-9]+|true|false)`;
+    const decided = text.replace(
+      new RegExp(`(${literal}) matches ([A-Za-z_][A-Za-z0-9_]*)`, "g"),
+      (_, value: string, type: string) => {
+        const parsed = parseGoal(`${value} = ${value}`) as { left: Item };
+        const types = parsed.left.kind === "value" ? [parsed.left.value.type] : [];
+        return String(types.some((t) => isSubtype(program, t, type)));
+      },
+    );
     const checked = checkPolicy([
       ...program.sources,
-      { name: "explain-probe.polar", text: `explain_probe_0() if ${text};` },
+      { name: "explain-probe.polar", text: `explain_probe_0() if ${decided};` },
     ]);
-    if (!checked.ok) return false;
+    return checked.ok ? checked.program : null;
+  }
+
+  /** Evaluates a `not …` text with the reference evaluator. */
+  function probe(text: string): boolean {
+    const checked = probeProgram(text);
+    if (!checked) return false;
     const rows = query(
-      checked.program,
+      checked,
       allFacts(),
       { predicate: ["explain_probe_0", []], constraints: {} },
       { now: () => input.now },
@@ -407,16 +425,16 @@ export function check(input: CheckerInput, tree: CheckedNode): string[] {
 
   /** The `not` text is the clause's `not` with its bound variables replaced by their values. */
   function sameNegation(atom: Expr, text: string, theta: Theta): boolean {
-    const checked = checkPolicy([
-      ...program.sources,
-      { name: "explain-probe.polar", text: `explain_probe_0() if ${text};` },
-    ]);
-    if (!checked.ok) return false;
-    const probeClause = checked.program.rules.get("explain_probe_0/0")?.[0];
+    const probeClause = probeProgram(text)?.rules.get("explain_probe_0/0")?.[0];
     return probeClause?.body ? sameExpr(atom, probeClause.body, theta) : false;
   }
 
   function sameExpr(a: Expr, b: Expr, theta: Theta): boolean {
+    const bound = a.kind === "matches" ? theta.get(a.variable.name) : undefined;
+    if (a.kind === "matches" && bound?.kind === "value") {
+      const holds = isSubtype(program, bound.value.type, a.type.name);
+      return b.kind === "bool" && b.value === holds;
+    }
     if (a.kind !== b.kind) return false;
     const terms = (x: readonly Term[], y: readonly Term[]) =>
       x.length === y.length && x.every((t, i) => sameTerm(t, y[i]!, theta));
