@@ -93,7 +93,9 @@ export function createProver(context: Context): Prover {
     const buckets: Pending[][] = [];
     const offer = (item: Pending) => {
       const height = item.highest + 1;
-      (buckets[height] ??= []).push(item);
+      const bucket = buckets[height];
+      if (bucket) bucket.push(item);
+      else buckets[height] = [item];
     };
     for (const item of pending) if (item.remaining === 0) offer(item);
     for (let height = 1; height < buckets.length; height++) {
