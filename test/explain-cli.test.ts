@@ -231,7 +231,7 @@ test "admins" {
       ].join("\n"),
     );
     expect(stdout).toContain(
-      '                ✓ has_role(User{"ada"}, "reader", Repo{"r1"})  setup fact',
+      '              ✓ has_role(User{"ada"}, "reader", Repo{"r1"})  setup fact',
     );
   });
 });
