@@ -13,7 +13,7 @@ import { indexFacts } from "../evaluate/facts.js";
 import { isWildcard, type Slot } from "../evaluate/slot.js";
 import type { FactLookupListener } from "../evaluate/tables.js";
 import type { SqlExecutor } from "../store/executor.js";
-import { type FactLookup, matchingFactsOfEach } from "../store/facts.js";
+import { type FactLookup, matchingFactsOfEach, relationClosure } from "../store/facts.js";
 
 /** A validated `/authorize` body (see `authorizeBodySchema`). */
 export interface ExplainRequest {
@@ -47,7 +47,17 @@ export async function explainStored(
   const context: FactLayer[] = contextFacts.length
     ? [{ source: "context", facts: indexFacts(contextFacts) }]
     : [];
-  const loaded = new Map<string, readonly GroundFact[]>();
+  const loaded = new LoadedFacts();
+  // Relations chain (a document's folder, its parents, their organization) one level per run;
+  // reading the chains from the question's values first saves a run per level.
+  const chains = await relationClosure(db, [question.resource, question.actor], MAX_CHAIN_VALUES);
+  for (const [key, facts] of chains) {
+    const [type, id] = key.split("\u0000") as [string, string];
+    loaded.add(
+      { predicate: "has_relation", arity: 3, pattern: [{ type, id }, null, null], types: [] },
+      facts,
+    );
+  }
   const options = clock.now ? { now: clock.now } : {};
   // First only the answer, which reads most of what the tree needs, then the tree.
   await untilComplete(db, program, loaded, (layers, onLookup) =>
@@ -58,6 +68,42 @@ export async function explainStored(
   );
 }
 
+/** Values whose relations are read up front; a longer chain is read run by run. */
+const MAX_CHAIN_VALUES = 256;
+
+/** Stored facts read so far, and which lookups they answer. */
+class LoadedFacts {
+  private readonly lookups = new Map<string, FactLookup[]>();
+  private readonly facts: GroundFact[] = [];
+
+  add(lookup: FactLookup, facts: readonly GroundFact[]): void {
+    const key = `${lookup.predicate}/${lookup.arity}`;
+    this.lookups.set(key, [...(this.lookups.get(key) ?? []), lookup]);
+    this.facts.push(...facts);
+  }
+
+  /** Some lookup read so far returned every fact this one can (a superset is fine). */
+  answers(wanted: FactLookup): boolean {
+    const candidates = this.lookups.get(`${wanted.predicate}/${wanted.arity}`) ?? [];
+    return candidates.some((done) => covers(done, wanted));
+  }
+
+  index() {
+    return indexFacts(this.facts);
+  }
+}
+
+function covers(done: FactLookup, wanted: FactLookup): boolean {
+  for (let i = 0; i < wanted.arity; i++) {
+    const value = done.pattern?.[i];
+    const other = wanted.pattern?.[i];
+    if (value && !(other && other.type === value.type && other.id === value.id)) return false;
+    const type = done.types?.[i];
+    if (type && (other ? other.type : wanted.types?.[i]) !== type) return false;
+  }
+  return true;
+}
+
 /**
  * Runs `work` over the stored facts loaded so far, loads the lookups it could not answer (in
  * one statement), and runs it again until it asks for nothing new.
@@ -65,21 +111,19 @@ export async function explainStored(
 async function untilComplete<T>(
   db: SqlExecutor,
   program: Program,
-  loaded: Map<string, readonly GroundFact[]>,
+  loaded: LoadedFacts,
   work: (layers: readonly FactLayer[], onLookup: FactLookupListener) => T,
 ): Promise<T> {
   for (;;) {
     const missing = new Map<string, FactLookup>();
     const onLookup = (predicate: PredicateKey, pattern: readonly Slot[]) => {
       const lookup = storeLookup(program, predicate, pattern);
-      const key = JSON.stringify(lookup);
-      if (!loaded.has(key)) missing.set(key, lookup);
+      if (!loaded.answers(lookup)) missing.set(JSON.stringify(lookup), lookup);
     };
-    const stored = indexFacts([...loaded.values()].flat());
     let result: { value: T } | undefined;
     let failure: unknown;
     try {
-      result = { value: work([{ source: "stored", facts: stored }], onLookup) };
+      result = { value: work([{ source: "stored", facts: loaded.index() }], onLookup) };
     } catch (error) {
       // Over a part of the facts a question may fail where the whole would not: load and retry.
       failure = error;
@@ -88,9 +132,10 @@ async function untilComplete<T>(
       if (result) return result.value;
       throw failure;
     }
-    const found = await matchingFactsOfEach(db, [...missing.values()]);
-    [...missing.keys()].forEach((key, i) => {
-      loaded.set(key, found[i]!);
+    const lookups = [...missing.values()];
+    const found = await matchingFactsOfEach(db, lookups);
+    lookups.forEach((lookup, i) => {
+      loaded.add(lookup, found[i]!);
     });
   }
 }
