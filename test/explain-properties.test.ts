@@ -7,6 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { explainResponseSchema } from "../src/api/schemas.js";
 import { checkPolicy } from "../src/check/check.js";
 import type { Program } from "../src/check/program.js";
 import type { GroundFact, Value } from "../src/core/value.js";
@@ -86,6 +87,7 @@ function askAll(round: Round): { allowed: number; asked: number } {
           now: () => NOW,
         });
         const question = `${actor.id} ${action} ${resource.type}:${resource.id}`;
+        explainResponseSchema.parse(result); // exactly the documented node format
         expect(result.allowed, question).toBe(expected);
         expect(result.explanation.holds, question).toBe(expected);
         expect(check({ program, facts: bySource, now: NOW }, result.explanation), question).toEqual(

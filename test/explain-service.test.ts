@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createService, serviceOver } from "../src/api/central.js";
+import { explainResponseSchema } from "../src/api/schemas.js";
 import type { PolarService } from "../src/api/service.js";
 import { checkPolicy } from "../src/check/check.js";
 import type { Program } from "../src/check/program.js";
@@ -65,7 +66,7 @@ describe.each(serviceEngines({ now: () => NOW }))("explain on $name", (engine) =
                   const question = `${actor.id} ${action} ${resource.type}:${resource.id}`;
                   const expected = ((await service.authorize(body)).body as { allowed: boolean })
                     .allowed;
-                  const explained = (await service.explain(body)).body as Explained;
+                  const explained = explainResponseSchema.parse((await service.explain(body)).body);
                   expect(explained.allowed, question).toBe(expected);
                   const problems = check(
                     { program, facts: bySource, now: NOW },
