@@ -6,6 +6,7 @@
  */
 import { type PredicateKey, type Program, predicateKey } from "../check/program.js";
 import { type GroundFact, isAbstractType, stringValue, type Value } from "../core/value.js";
+import { EvaluationError } from "./errors.js";
 import {
   type Context,
   DEFAULT_LIMITS,
@@ -162,7 +163,14 @@ function explainGoal(
       node: proof ?? node(goalText(goal), true, [], { note: "holds; no proof was found" }),
     };
   }
-  return { holds: false, node: createRefuter(context, prover).refute(goal) };
+  try {
+    return { holds: false, node: createRefuter(context, prover).refute(goal) };
+  } catch (error) {
+    // The answer stands; only the search for its reason met what the evaluator refuses.
+    if (!(error instanceof EvaluationError)) throw error;
+    const note = `denied; what was tried cannot be shown: ${error.message}`;
+    return { holds: false, node: node(goalText(goal), false, [], { note }) };
+  }
 }
 
 /**
