@@ -108,10 +108,13 @@ export function createRefuter(context: Context, prover: Prover): Refuter {
     }
     const shown = branches.slice(0, limits.maxBranches);
     const children = shown.map((atoms) => {
-      nodes++;
       const failure = conjunctionFailure(atoms, head.env, depth);
+      // A branch of one condition is that condition's node.
+      const [only] = failure.children;
+      if (atoms.length === 1 && only && failure.children.length === 1 && !failure.note) return only;
+      nodes++;
       const branch = atoms.map((atom) => atomText(context, atom, head.env)).join(" and ");
-      return node(branch || "true", false, failure.children, { note: failure.note });
+      return node(branch, false, failure.children, { note: failure.note });
     });
     const more = branches.length - shown.length;
     const note = more > 0 ? `${more} more \`or\` branches not shown` : undefined;
