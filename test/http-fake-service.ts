@@ -50,6 +50,7 @@ export function fakeService(): FakeService {
     }),
     policyMetadata: record("policyMetadata", () => ({ body: { metadata: { resources: {} } } })),
     authorize: record("authorize", (body) => react("authorize", body)),
+    explain: record("explain", (body) => react("explain", body)),
     authorizeResources: record("authorizeResources", (body) => react("authorizeResources", body)),
     list: record("list", (body) => react("list", body)),
     actions: record("actions", (body) => react("actions", body)),

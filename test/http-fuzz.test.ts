@@ -168,6 +168,7 @@ const { action: __, ...actionsQuery } = check;
 const VALID: Readonly<Record<string, unknown>> = {
   "/api/policy": { src: POLICY, filename: "" },
   "/api/authorize": check,
+  "/api/explain": check,
   "/api/authorize_resources": { ...listQuery, resources: [{ type: "Ticket", id: "t1" }] },
   "/api/list": { ...listQuery, page_size: 10000 },
   "/api/actions": actionsQuery,

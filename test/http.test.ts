@@ -30,6 +30,7 @@ const post = (body: unknown): RequestInit => ({ method: "POST", body: JSON.strin
 describe("routes", () => {
   const bodyRoutes: [string, string][] = [
     ["/api/authorize", "authorize"],
+    ["/api/explain", "explain"],
     ["/api/authorize_resources", "authorizeResources"],
     ["/api/list", "list"],
     ["/api/actions", "actions"],

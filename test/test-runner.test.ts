@@ -82,14 +82,25 @@ test "broken" {
         location: "policy.polar:15:3",
         expected: "at least one solution",
         found: "no solution",
+        explanation: expect.objectContaining({
+          goal: 'allow(User{"bo"}, "write", Workspace{"w1"})',
+          holds: false,
+        }),
       },
       {
         assertion: 'assert_not allow(User{"bo"}, "read", Workspace{"w1"});',
         location: "policy.polar:16:3",
         expected: "no solution",
         found: "the query holds",
+        explanation: expect.objectContaining({
+          goal: 'allow(User{"bo"}, "read", Workspace{"w1"})',
+          holds: true,
+        }),
       },
     ]);
+    // The proof of the unexpected allow ends in the test's setup fact.
+    const leaves = JSON.stringify(test.failures[1]!.explanation);
+    expect(leaves).toContain('"source":"setup"');
   });
 
   it("runs each test with only its own setup facts", () => {

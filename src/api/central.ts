@@ -18,6 +18,8 @@ import { formatDiagnosticLine } from "../source/format.js";
 import { storeBindings } from "../store/bindings.js";
 import { matchingFacts, readShapes } from "../store/facts.js";
 import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
+import { checkContextFacts } from "./context-facts.js";
+import { explainStored } from "./explain.js";
 import {
   actionsQuery,
   authorizeQuery,
@@ -214,6 +216,16 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
     async authorize(body) {
       const query = parseBody(authorizeBodySchema, body);
       return { body: { allowed: await guard(() => allowed(query)) } };
+    },
+
+    async explain(body) {
+      const request = parseBody(authorizeBodySchema, body);
+      const explained = await guard(async () => {
+        const program = (await store.program()) ?? EMPTY_PROGRAM;
+        const contextFacts = checkContextFacts(program, request.context_facts);
+        return explainStored(store.db, program, request, contextFacts, clock);
+      });
+      return { body: explained };
     },
 
     async authorizeResources(body) {

@@ -5,7 +5,6 @@
  * parsed data bindings object; nothing here reads or writes text.
  */
 import type { DataBindings } from "../bindings/types.js";
-import { checkFact } from "../check/facts.js";
 import { type Program, predicateKey } from "../check/program.js";
 import {
   type GroundFact,
@@ -21,12 +20,9 @@ import type { CentralFacts } from "../plan/resolve/central-facts.js";
 import type { Dialect } from "../print/dialect.js";
 import { printPlan, type Statement } from "../print/statement.js";
 import { tick } from "../source/diagnostic.js";
+import { checkContextFacts, LocalQueryError } from "./context-facts.js";
 
-/** A request the local endpoints reject (HTTP 400); the message follows the house style. */
-export class LocalQueryError extends Error {
-  override readonly name = "LocalQueryError";
-  readonly code = "P601";
-}
+export { LocalQueryError };
 
 export interface LocalQuestion {
   readonly goal: Goal;
@@ -103,7 +99,7 @@ function allowQuestion(
     },
     params,
     shape,
-    contextFacts: checkedContextFacts(program, query.context_facts),
+    contextFacts: checkContextFacts(program, query.context_facts),
   };
 }
 
@@ -241,7 +237,7 @@ export function evaluateQuestion(
     goal: { calls: answerable ? calls : [], variables, outputs, outer },
     params,
     shape,
-    contextFacts: checkedContextFacts(program, query.context_facts),
+    contextFacts: checkContextFacts(program, query.context_facts),
   };
 }
 
@@ -262,18 +258,4 @@ function primitiveValue(type: string, id: string): Value | null {
   }
   if (type === "Boolean") return id === "true" || id === "false" ? { type, id } : null;
   return { type, id };
-}
-
-function checkedContextFacts(program: Program, facts: readonly GroundFact[]): GroundFact[] {
-  for (const fact of facts) {
-    const problem = checkFact(program, fact);
-    if (problem) throw new LocalQueryError(`context fact: ${problem.message}`);
-    // PostgreSQL text cannot hold NUL: such a fact could never be written into the statement.
-    if (fact.args.some((arg) => arg.type.includes("\u0000") || arg.id.includes("\u0000"))) {
-      throw new LocalQueryError(
-        `context fact: \`${fact.predicate}\` has an argument with a NUL character, which PostgreSQL text cannot hold`,
-      );
-    }
-  }
-  return [...facts];
 }

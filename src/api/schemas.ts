@@ -106,3 +106,41 @@ export type EvaluateQueryLocalRequest = Accepted<z.input<typeof evaluateQueryLoc
 /** The SQL every local endpoint answers with. */
 export const localQueryResponseSchema = z.object({ sql: z.string() });
 export type LocalQueryResponse = z.infer<typeof localQueryResponseSchema>;
+
+/** `POST /explain` takes the body of `/authorize`. */
+export const explainBodySchema = authorizeBodySchema;
+export type ExplainBody = z.input<typeof explainBodySchema>;
+
+/** The clause a node used (docs/explain.md): where it starts, 1-based, and its text. */
+export const explainRuleSchema = z.strictObject({
+  file: z.string(),
+  line: z.number().int().min(1),
+  column: z.number().int().min(1),
+  text: z.string(),
+});
+
+/** A fact leaf in wire form, and where the fact came from. */
+export const explainFactSchema = z.strictObject({
+  predicate: z.string(),
+  args: z.array(z.strictObject({ type: z.string(), id: z.string() })),
+  source: z.enum(["stored", "context", "local", "setup"]),
+});
+
+/** One node of an explanation tree (docs/explain.md). */
+export const explainNodeSchema = z.strictObject({
+  goal: z.string(),
+  holds: z.boolean(),
+  rule: explainRuleSchema.optional(),
+  fact: explainFactSchema.optional(),
+  note: z.string().optional(),
+  get children() {
+    return z.array(explainNodeSchema);
+  },
+});
+
+/** What `/explain` answers. */
+export const explainResponseSchema = z.strictObject({
+  allowed: z.boolean(),
+  explanation: explainNodeSchema,
+});
+export type ExplainResponse = z.infer<typeof explainResponseSchema>;

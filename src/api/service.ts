@@ -29,6 +29,8 @@ export interface PolarService {
   postPolicy(body: unknown, query: { fail_fast?: string }): Promise<Reply>;
   policyMetadata(): Promise<Reply>;
   authorize(body: unknown): Promise<Reply>;
+  /** `POST /explain`: the `/authorize` body; answers `{ allowed, explanation }`. */
+  explain(body: unknown): Promise<Reply>;
   authorizeResources(body: unknown): Promise<Reply>;
   list(body: unknown): Promise<Reply>;
   actions(body: unknown): Promise<Reply>;

@@ -45,3 +45,8 @@ export async function readSources(paths: readonly string[]): Promise<ReadResult>
   }
   return { ok: true, sources };
 }
+
+/** Colours only on a terminal, and never when `NO_COLOR` is set (https://no-color.org). */
+export function useColor(io: CliIo, env: NodeJS.ProcessEnv = process.env): boolean {
+  return io.isTTY && !env.NO_COLOR;
+}

@@ -1,5 +1,6 @@
 import { runBindingsCommand } from "./bindings-command.js";
 import { runCheckCommand } from "./check-command.js";
+import { runExplainCommand } from "./explain-command.js";
 import { type CliIo, EXIT_OK, EXIT_USAGE, processIo } from "./io.js";
 import { runServeCommand } from "./serve-command.js";
 import { runSqlCommand } from "./sql-command.js";
@@ -10,6 +11,7 @@ const HELP = `usage: polar-sql <command> [options]
 commands:
   check <files...>   check a policy and print diagnostics with code frames
   test <files...>    run the policy's test blocks against the reference evaluator
+  explain            why a question is allowed or denied, as a proof tree
   serve              serve the Oso Cloud compatible HTTP API (--policy <files...>)
   sql <question>     compile one local question to SQL and print it
   bindings check     check data bindings (with --database-url, against the database)
@@ -26,6 +28,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   test: (args, io) => runTestCommand([...args], io),
   serve: (args, io) => runServeCommand([...args], io),
   sql: runSqlCommand,
+  explain: runExplainCommand,
 };
 
 /** Entry point of the `polar-sql` binary; returns the process exit code. */

@@ -56,7 +56,7 @@ const QUESTIONS = ["authorize", "actions", "list", "evaluate"] as const;
 type Question = (typeof QUESTIONS)[number];
 
 /** A failure to report: message for stderr, exit code. */
-class CommandError extends Error {
+export class CommandError extends Error {
   constructor(
     message: string,
     readonly exitCode: number,

@@ -47,6 +47,8 @@ export interface NotAtom {
   readonly body: readonly Conjunction[];
   /** Named variables of the operand; those bound outside must be concrete. */
   readonly variables: readonly string[];
+  /** The operand as written (explanations print it). */
+  readonly operand: Expr;
 }
 export type Atom = CallAtom | UnifyAtom | CompareAtom | InAtom | MatchesAtom | NotAtom;
 export type Conjunction = readonly Atom[];
@@ -156,6 +158,7 @@ function toDnf(expr: Expr): Conjunction[] {
             kind: "not",
             body: compileExpr(expr.operand),
             variables: [...namedVariables(expr.operand)],
+            operand: expr.operand,
           },
         ],
       ];

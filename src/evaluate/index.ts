@@ -2,6 +2,27 @@
  * The reference evaluator (the semantic oracle) and the policy test runner.
  */
 export { EvaluationError, type EvaluationErrorCode } from "./errors.js";
+export {
+  abstractDenial,
+  type ExplainOptions,
+  type ExplainQuestion,
+  explain,
+  explainAllow,
+  explainCall,
+} from "./explain.js";
+export {
+  DEFAULT_LIMITS,
+  type ExplainLimits,
+  type FactLayer,
+} from "./explain-context.js";
+export { type ExplainFormatOptions, formatExplanation } from "./explain-format.js";
+export type {
+  ExplainFact,
+  ExplainNode,
+  ExplainRule,
+  Explanation,
+  FactSource,
+} from "./explain-node.js";
 export { type FactIndex, type FactInput, indexFacts, toFactIndex } from "./facts.js";
 export {
   actions,

@@ -170,7 +170,7 @@ function exactId(program: Program, slot: Slot, type: string): string | null | un
   return fits(program, { type, id: "" }, slot) ? null : undefined;
 }
 
-function checkValue(value: Value, role: string): Value {
+export function checkValue(value: Value, role: string): Value {
   if (typeof value?.type !== "string" || value.type === "" || typeof value.id !== "string") {
     throw invalidQuery(`the ${role} needs a non-empty type and id`);
   }

@@ -1,6 +1,7 @@
 /**
  * Human and machine output for a test report: one line per test, failures indented under it.
  */
+import { formatExplanation } from "./explain-format.js";
 import type { AssertionFailure, TestReport, TestResult } from "./test-runner.js";
 
 export interface ReportFormatOptions {
@@ -27,7 +28,9 @@ export function formatTestReport(report: TestReport, options: ReportFormatOption
   const lines: string[] = [];
   for (const test of report.tests) {
     lines.push(testLine(test, paint));
-    for (const failure of test.failures) lines.push(...failureLines(failure, paint));
+    for (const failure of test.failures) {
+      lines.push(...failureLines(failure, paint, options.color ?? false));
+    }
   }
   const total = report.tests.length;
   if (total === 0) {
@@ -47,7 +50,7 @@ function testLine(test: TestResult, paint: Paint): string {
   return `${status}  ${test.name} (${test.passedAssertions}/${test.total})`;
 }
 
-function failureLines(failure: AssertionFailure, paint: Paint): string[] {
+function failureLines(failure: AssertionFailure, paint: Paint, color: boolean): string[] {
   const indent = "      ";
   const detail = `${indent}  `;
   const lines = [`${indent}${paint("1", failure.assertion.replace(/\s*\n\s*/g, " "))}`];
@@ -58,6 +61,14 @@ function failureLines(failure: AssertionFailure, paint: Paint): string[] {
     lines.push(
       `${detail}values that satisfy the query but not the condition: ${failure.queryOnly.join(", ")}`,
     );
+  }
+  if (failure.explanation) {
+    lines.push(`${detail}why:`);
+    const tree = formatExplanation(failure.explanation, {
+      color,
+      indent: `${detail}  `,
+    });
+    lines.push(...tree.trimEnd().split("\n"));
   }
   if (failure.conditionOnly?.length) {
     lines.push(

@@ -86,7 +86,7 @@ export function solve(
  * bound arguments (fact-only predicates on ties), then `in` over unbound elements, and last
  * what needs bound values: `=` between two unbound sides, comparisons, `not`.
  */
-function pickNext(session: Session, atoms: Conjunction, env: Env): number {
+export function pickNext(session: Session, atoms: Conjunction, env: Env): number {
   let best = 0;
   let bestRank = Number.POSITIVE_INFINITY;
   atoms.forEach((atom, i) => {

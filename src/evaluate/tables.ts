@@ -73,11 +73,21 @@ export interface Session {
   depth: number;
   /** Stack height when the innermost `not` started: it must not read tables below. */
   negationFloor: number;
+  /** Told of every fact lookup (see `SessionOptions.onLookup`). */
+  readonly onLookup: FactLookupListener | undefined;
 }
+
+/** Told which facts a question reads: a predicate and a pattern (slots may be wildcards). */
+export type FactLookupListener = (predicate: PredicateKey, pattern: Tuple) => void;
 
 export interface SessionOptions {
   /** The clock for `@current_unix_time`, in Unix seconds; defaults to the system clock. */
   readonly now?: () => bigint;
+  /**
+   * Called before facts are read for a table: lets a caller load facts on demand (explain over
+   * the fact store records the lookups it could not answer yet and asks again).
+   */
+  readonly onLookup?: FactLookupListener;
 }
 
 const MAX_EAGER_DEPTH = 150;
@@ -101,6 +111,7 @@ export function createSession(
     taskCount: 0,
     depth: 0,
     negationFloor: 0,
+    onLookup: options.onLookup,
   };
 }
 
@@ -171,6 +182,7 @@ function nested(session: Session, run: () => void): void {
 
 /** Adds the table's facts and runs each of its clauses once. */
 function start(session: Session, table: Table): void {
+  session.onLookup?.(table.predicate, table.pattern);
   for (const facts of session.facts) {
     matchFacts(session.program, facts, table.predicate, table.pattern, (tuple) =>
       addAnswer(session, table, tuple),

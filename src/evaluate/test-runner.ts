@@ -24,8 +24,11 @@ import {
   type TermIR,
 } from "./compile.js";
 import { EvaluationError } from "./errors.js";
+import { explainCall } from "./explain.js";
+import type { ExplainNode } from "./explain-node.js";
 import { type FactIndex, indexFacts } from "./facts.js";
 import {
+  anyOf,
   canonicalValue,
   fits,
   intersect,
@@ -52,6 +55,11 @@ export interface AssertionFailure {
   readonly conditionOnly?: readonly string[];
   /** The evaluation error that made the assertion fail, if any. */
   readonly error?: string;
+  /**
+   * Why: the proof of the solution an `assert_not` found, or what was tried for an `assert`
+   * that found none (see docs/explain.md).
+   */
+  readonly explanation?: ExplainNode;
 }
 
 export interface TestResult {
@@ -233,6 +241,7 @@ function runAssertion(
       return fail(program, assertion.span, {
         expected: "at least one solution",
         found: "no solution",
+        ...explanationOf(program, index, assertion, session),
       });
     }
     if (answers.count === 0) return null;
@@ -240,9 +249,37 @@ function runAssertion(
       shape.variable === null
         ? "the query holds"
         : `${shape.variable} = ${answers.slots.map(formatSlot).join(", ")}`;
-    return fail(program, assertion.span, { expected: "no solution", found });
+    return fail(program, assertion.span, {
+      expected: "no solution",
+      found,
+      ...explanationOf(program, index, assertion, session),
+    });
   } catch (error) {
     return errorFailure(program, assertion.span, error);
+  }
+}
+
+/** The assertion's call explained over the setup facts; nothing when that fails. */
+function explanationOf(
+  program: Program,
+  facts: FactIndex,
+  assertion: Assertion,
+  session: Session,
+): { explanation?: ExplainNode } {
+  const args = assertion.query.params.map((param): Slot => {
+    const { term, type } = compileParam(param);
+    if (term.kind === "const") return term.value;
+    if (term.kind === "now") return session.now;
+    return anyOf(type);
+  });
+  try {
+    const layers = [{ source: "setup" as const, facts }];
+    const now = () => BigInt(session.now.id);
+    return {
+      explanation: explainCall(program, layers, assertion.query.name.name, args, { now }).node,
+    };
+  } catch {
+    return {};
   }
 }
 

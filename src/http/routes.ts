@@ -45,6 +45,7 @@ export const ROUTES: readonly Route[] = [
   ),
   get("/policy_metadata", (s) => s.policyMetadata()),
   post("/authorize", (s, { body }) => s.authorize(body)),
+  post("/explain", (s, { body }) => s.explain(body)),
   post("/authorize_resources", (s, { body }) => s.authorizeResources(body)),
   post("/list", (s, { body }) => s.list(body)),
   post("/actions", (s, { body }) => s.actions(body)),

@@ -192,3 +192,85 @@ export async function matchingFacts(
   );
   return rows.map(rowToFact);
 }
+
+/** One `matchingFacts` read: see there. */
+export interface FactLookup {
+  readonly predicate: string;
+  readonly arity: number;
+  readonly pattern?: readonly (Value | null)[];
+  readonly types?: readonly (string | null)[];
+}
+
+/**
+ * Several `matchingFacts` reads in one statement (one round trip): the facts of each lookup,
+ * in order.
+ */
+export async function matchingFactsOfEach(
+  db: SqlExecutor,
+  lookups: readonly FactLookup[],
+): Promise<GroundFact[][]> {
+  // A prepared statement: the same lookups for other values reuse its plan.
+  const params: string[] = [];
+  const param = (value: string, type = "text") => {
+    params.push(value);
+    return `CAST($${params.length} AS ${type})`;
+  };
+  const selects: string[] = [];
+  lookups.forEach(({ predicate, arity, pattern = [], types = [] }, index) => {
+    if (arity > MAX_FACT_ARITY) return;
+    const conditions = [
+      `predicate = ${param(predicate)}`,
+      `arity = ${param(String(arity), "smallint")}`,
+    ];
+    for (let i = 0; i < arity; i++) {
+      const value = pattern[i];
+      if (value) conditions.push(`t${i} = ${param(value.type)} AND i${i} = ${param(value.id)}`);
+      else if (types[i]) conditions.push(`t${i} = ${param(types[i]!)}`);
+    }
+    selects.push(
+      `SELECT ${index} AS lookup, * FROM ${FACT_TABLE} WHERE ${conditions.join(" AND ")}`,
+    );
+  });
+  const found: GroundFact[][] = lookups.map(() => []);
+  if (selects.length === 0) return found;
+  const rows = await db.prepared<FactRow>(selects.join("\nUNION ALL\n"), params);
+  for (const row of rows) found[Number(row.lookup)]!.push(rowToFact(row));
+  return found;
+}
+
+/**
+ * The `has_relation/3` facts of every value reachable from `seeds` by following relations from
+ * their first argument to their last (a resource's folder, its parent, its parent's
+ * organization, …), for at most `limit` values, by value key (`type\0id`): each listed value
+ * with all of its relations (none is an answer too).
+ */
+export async function relationClosure(
+  db: SqlExecutor,
+  seeds: readonly Value[],
+  limit: number,
+): Promise<Map<string, GroundFact[]>> {
+  const relation = `f.predicate = 'has_relation' AND f.arity = 3`;
+  const rows = await db.prepared<FactRow & { st: string; si: string }>(
+    `WITH RECURSIVE reach(t, i) AS (
+       SELECT * FROM unnest(CAST($1 AS text[]), CAST($2 AS text[]))
+       UNION
+       SELECT f.t2, f.i2 FROM reach r JOIN ${FACT_TABLE} f ON ${relation} AND f.i0 = r.i AND f.t0 = r.t
+     ), subjects AS (SELECT t, i FROM reach LIMIT CAST($3 AS integer))
+     SELECT s.t AS st, s.i AS si, f.* FROM subjects s
+       LEFT JOIN ${FACT_TABLE} f ON ${relation} AND f.i0 = s.i AND f.t0 = s.t`,
+    [textArray(seeds.map((s) => s.type)), textArray(seeds.map((s) => s.id)), String(limit)],
+  );
+  const found = new Map<string, GroundFact[]>();
+  for (const row of rows) {
+    const key = `${row.st}\u0000${row.si}`;
+    const facts = found.get(key) ?? [];
+    if (row.predicate !== null && row.predicate !== undefined) facts.push(rowToFact(row));
+    found.set(key, facts);
+  }
+  return found;
+}
+
+/** A PostgreSQL array literal of text values: `{"a","b \\"c\\""}`. */
+function textArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
+}
