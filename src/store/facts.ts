@@ -156,6 +156,23 @@ export async function clearFacts(db: SqlExecutor): Promise<void> {
   await db.query(`DELETE FROM ${SHAPE_TABLE}`);
 }
 
+/** Stored `has_role` facts, `has_relation` facts, and all facts. */
+export async function countFacts(
+  db: SqlExecutor,
+): Promise<{ roles: number; relations: number; facts: number }> {
+  const [row] = await db.query<{ roles: string; relations: string; facts: string }>(
+    `SELECT count(*) FILTER (WHERE predicate = 'has_role') AS roles,
+            count(*) FILTER (WHERE predicate = 'has_relation') AS relations,
+            count(*) AS facts
+     FROM ${FACT_TABLE}`,
+  );
+  return {
+    roles: Number(row?.roles),
+    relations: Number(row?.relations),
+    facts: Number(row?.facts),
+  };
+}
+
 export async function readShapes(db: SqlExecutor): Promise<FactShape[]> {
   return db.query<FactShape>(
     `SELECT predicate, types FROM ${SHAPE_TABLE} ORDER BY predicate, array_length(types, 1), types`,
