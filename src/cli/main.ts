@@ -1,4 +1,5 @@
 import { runCheckCommand } from "./check-command.js";
+import { runFactsCommand } from "./facts-command.js";
 import { type CliIo, EXIT_OK, EXIT_USAGE, processIo } from "./io.js";
 import { runServeCommand } from "./serve-command.js";
 import { runSqlCommand } from "./sql-command.js";
@@ -11,6 +12,7 @@ commands:
   test <files...>    run the policy's test blocks against the reference evaluator
   serve              serve the Oso Cloud compatible HTTP API (--policy <files...>)
   sql <question>     compile one local question to SQL and print it
+  facts sync         sync stored facts from the application's database (--config <sync.yaml>)
 
 Run \`polar-sql <command> --help\` for a command's options.
 `;
@@ -22,6 +24,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   test: (args, io) => runTestCommand([...args], io),
   serve: (args, io) => runServeCommand([...args], io),
   sql: runSqlCommand,
+  facts: (args, io) => runFactsCommand(args, io),
 };
 
 /** Entry point of the `polar-sql` binary; returns the process exit code. */
