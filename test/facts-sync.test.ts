@@ -13,10 +13,13 @@ import type { PolarService } from "../src/api/service.js";
 import { FACTS_HELP, runFactsCommand } from "../src/cli/facts-command.js";
 import type { CliIo } from "../src/cli/io.js";
 import { main } from "../src/cli/main.js";
+import type { GroundFact } from "../src/core/value.js";
 import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
 import { type ServerHandle, startServer } from "../src/http/server.js";
 import { parseSyncConfig, SyncConfigError } from "../src/sync/config.js";
+import { applySync, batches } from "../src/sync/sync.js";
+import type { FactTarget } from "../src/sync/target.js";
 import { serverSchema } from "./support/central-services.js";
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -356,6 +359,54 @@ describe("the facts command", () => {
       expect(await runFactsCommand(args, io, { env: {} }), args.join(" ")).toBe(2);
       expect(out.stderr).toMatch(message);
     }
+  });
+});
+
+describe("applying a plan", () => {
+  const fact = (i: number, width = 1): GroundFact => ({
+    predicate: "f",
+    args: Array.from({ length: width }, (_, j) => ({
+      type: "User",
+      id: `${i}-${j}-${"x".repeat(370)}`,
+    })),
+  });
+  it("writes in batches bounded by count and by size, inserts before deletes", async () => {
+    const calls: [number, number][] = [];
+    const target: FactTarget = {
+      program: async () => null,
+      stored: async () => [],
+      apply: async (inserts, deletes) => void calls.push([inserts.length, deletes.length]),
+      close: async () => {},
+    };
+    const signature = parseSyncConfig(
+      "facts:\n  f(User:_):\n    db: d\n    query: q\ndbs:\n  d:\n    connection_string: postgres://h/d\n",
+      "s.yaml",
+      {},
+    ).facts[0]!;
+    const progress: number[] = [];
+    await applySync(
+      [
+        {
+          signature,
+          inserts: Array.from({ length: 4500 }, (_, i) => fact(i)),
+          deletes: [fact(-1)],
+          unchanged: 0,
+        },
+      ],
+      target,
+      (_, done) => progress.push(done),
+    );
+    expect(calls).toEqual([
+      [2000, 0],
+      [2000, 0],
+      [500, 0],
+      [0, 1],
+    ]);
+    expect(progress).toEqual([0, 2000, 4000, 4500, 4501]);
+    const wide = Array.from({ length: 2000 }, (_, i) => fact(i, 8));
+    const sizes = [...batches(wide)].map((b) => JSON.stringify(b).length);
+    expect(sizes.length).toBeGreaterThan(1);
+    for (const size of sizes) expect(size).toBeLessThan(4.1 * 1024 * 1024);
   });
 });
 

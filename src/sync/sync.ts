@@ -102,13 +102,36 @@ export async function planSync(
   return steps;
 }
 
-/** Facts per write; each batch is one transaction (and one request to a server). */
+/** At most this many facts per write; each batch is one transaction (one request to a server). */
 export const SYNC_BATCH_FACTS = 2000;
+/** And at most about this many bytes of JSON, well below a server's 10 MiB body limit. */
+const SYNC_BATCH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Consecutive slices of at most `SYNC_BATCH_FACTS` facts and about `SYNC_BATCH_BYTES`.
+ *
+ *   [...batches(facts)].map((b) => b.length); // [2000, 2000, 17]
+ */
+export function* batches(facts: readonly GroundFact[]): Generator<GroundFact[]> {
+  let batch: GroundFact[] = [];
+  let bytes = 0;
+  for (const fact of facts) {
+    const size = JSON.stringify(fact).length;
+    if (batch.length > 0 && (batch.length >= SYNC_BATCH_FACTS || bytes + size > SYNC_BATCH_BYTES)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(fact);
+    bytes += size;
+  }
+  if (batch.length > 0) yield batch;
+}
 
 export type SyncProgress = (signature: SyncedSignature, done: number, total: number) => void;
 
 /**
- * Applies a plan: per signature, inserts then deletes, `SYNC_BATCH_FACTS` facts per batch.
+ * Applies a plan: per signature, inserts then deletes, in `batches`.
  * A batch that fails stops the sync; earlier batches stay, and running again finishes it.
  */
 export async function applySync(
@@ -124,8 +147,7 @@ export async function applySync(
       [step.inserts, true],
       [step.deletes, false],
     ] as const) {
-      for (let start = 0; start < list.length; start += SYNC_BATCH_FACTS) {
-        const chunk = list.slice(start, start + SYNC_BATCH_FACTS);
+      for (const chunk of batches(list)) {
         await (insert ? target.apply(chunk, []) : target.apply([], chunk));
         done += chunk.length;
         progress(step.signature, done, total);
