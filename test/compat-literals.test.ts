@@ -4,13 +4,15 @@
  * column's type (`'abc'` against an integer column) drops its alternative instead of raising an
  * SQL error.
  *
- * SKIPPED: this fails today (`operator does not exist: text = integer` and friends: central
- * values are emitted in `VALUES` tables typed text). The fix belongs to the SQL emitter and
- * planner rewrite (issue 11). Set POLAR_SQL_COMPAT_LITERALS=1 to run these cases; remove the
- * skip once item 1 lands.
+ * SKIPPED: without `sql_types`, 6 of the 16 cases fail today on PGlite (integer, bigint and
+ * uuid columns): a compared value that cannot be of the column's type is an SQL error
+ * (`invalid input syntax for type integer: "abc"`), and central relations joined to a column
+ * fail with `operator does not exist: integer = text` (their `VALUES` table is typed text).
+ * The fix belongs to the SQL emitter and planner rewrite (issue 11). Set
+ * POLAR_SQL_COMPAT_LITERALS=1 to run these cases; remove the skip once item 1 lands.
  */
 import { describe, expect, it } from "vitest";
-import { authorizeQuery, listQuery } from "../src/api/local.js";
+import { authorizeQuery, evaluateQueryLocal, listQuery } from "../src/api/local.js";
 import type { GroundFact } from "../src/core/value.js";
 import { inMemoryCentralFacts } from "../src/sql/central-facts.js";
 import { checked } from "./local-support.js";
@@ -96,6 +98,58 @@ ${sqlTypes ? `sql_types:\n  Repo: integer\n  Org: ${column}\n` : ""}`;
         expect(await db.query(statement.sql)).toEqual([{ allowed: expected }]);
       }
     });
+
+    it.each(cases)(
+      "central relations joined to a $column column, sql_types: $sqlTypes",
+      async ({ column, sqlTypes }) => {
+        const db = await engine.db();
+        const [org, other] = ORG_IDS[column]!;
+        const table = `litm_${column}_${sqlTypes ? "typed" : "untyped"}`;
+        await db.exec(`DROP TABLE IF EXISTS ${table};
+        CREATE TABLE ${table} (user_id text, role text, org_id ${column});
+        INSERT INTO ${table} VALUES ('ada', 'member', '${org}'), ('bob', 'member', '${other}');`);
+        const bindings = `facts:
+  "has_role(User:_, String:_, Org:_)":
+    query: SELECT user_id, role, org_id FROM ${table}
+${sqlTypes ? `sql_types:\n  User: text\n  Org: ${column}\n` : ""}`;
+        const repo = (id: string, orgId: string): GroundFact => ({
+          predicate: "has_relation",
+          args: [
+            { type: "Repo", id },
+            { type: "String", id: "org" },
+            { type: "Org", id: orgId },
+          ],
+        });
+        const central = inMemoryCentralFacts([
+          repo("r1", org),
+          repo("r2", other),
+          repo("r3", org),
+          repo("r4", "abc"),
+        ]);
+        const select = (user: string) =>
+          evaluateQueryLocal(
+            program,
+            {
+              query: {
+                predicate: ["allow", ["u", "a", "r"]],
+                calls: [],
+                constraints: {
+                  u: { type: "User", ids: [user] },
+                  a: { type: "String", ids: ["read"] },
+                  r: { type: "Repo", ids: null },
+                },
+              },
+              data_bindings: bindings,
+              mode: { mode: "select", query_vars_to_output_column_names: { r: "repo" } },
+            },
+            { central },
+          ).sql;
+        const ada = await db.query<{ repo: string }>(select("ada"));
+        expect(ada.map((r) => r.repo).sort()).toEqual(["r1", "r3"]);
+        const bob = await db.query<{ repo: string }>(select("bob"));
+        expect(bob.map((r) => r.repo)).toEqual(["r2"]);
+      },
+    );
   },
 );
 
