@@ -38,3 +38,8 @@ export {
   NO_CENTRAL_FACTS,
 } from "./sql/central-facts.js";
 export { type FactStore, openStore, StoreError, type StoreOptions } from "./store/store.js";
+// Fact sync (`polar-sql facts sync`)
+export { parseSyncConfig, type SyncConfig, SyncConfigError } from "./sync/config.js";
+export { openSources, type SourceConnections } from "./sync/source.js";
+export { applySync, planSync, type SyncStep, selectSignatures } from "./sync/sync.js";
+export { type FactTarget, httpTarget, storeTarget } from "./sync/target.js";
