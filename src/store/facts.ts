@@ -112,6 +112,33 @@ export async function deleteFacts(db: SqlExecutor, pattern: FactPattern): Promis
   return rows[0]?.n ?? 0;
 }
 
+/**
+ * Deletes exactly these facts (patterns without wildcards) in one statement, by key; returns
+ * how many were stored.
+ */
+export async function deleteExactFacts(
+  db: SqlExecutor,
+  facts: readonly GroundFact[],
+): Promise<number> {
+  if (facts.length === 0) return 0;
+  const rows = await db.query<{ n: number }>(
+    `WITH gone AS (DELETE FROM ${FACT_TABLE} WHERE fact_key = ANY($1::text[]) RETURNING 1)
+     SELECT count(*)::int AS n FROM gone`,
+    [facts.map(factKey)],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** The pattern as a fact when it has no wildcard. */
+export function exactFact(pattern: FactPattern): GroundFact | null {
+  const args: Value[] = [];
+  for (const arg of pattern.args) {
+    if (arg.type === null || arg.id === null) return null;
+    args.push({ type: arg.type, id: arg.id });
+  }
+  return { predicate: pattern.predicate, args };
+}
+
 type FactRow = Record<string, string | number>;
 
 function rowToFact(row: FactRow): GroundFact {
