@@ -170,12 +170,20 @@ export async function readFacts(
     }
   }
   if (minArity > 0) conditions.push(`arity >= ${minArity}`);
-  const order = Array.from({ length: MAX_FACT_ARITY }, (_, i) => `t${i}, i${i}`).join(", ");
-  const rows = await db.query<FactRow>(
-    `SELECT * FROM ${FACT_TABLE} WHERE ${conditions.join(" AND ")} ORDER BY arity, ${order}`,
+  const columns = Array.from({ length: MAX_FACT_ARITY }, (_, i) => `t${i}, i${i}`).join(", ");
+  // One JSON column per fact: PGlite decodes each column of each row separately, and a
+  // 60,000-fact answer takes a third of the time this way.
+  const rows = await db.query<{ fact: string }>(
+    `SELECT json_build_array(arity, ${columns})::text AS fact FROM ${FACT_TABLE}
+     WHERE ${conditions.join(" AND ")} ORDER BY arity, ${columns}`,
     params,
   );
-  return rows.map(rowToFact);
+  return rows.map(({ fact }) => {
+    const [arity, ...pairs] = JSON.parse(fact) as [number, ...string[]];
+    const args: Value[] = [];
+    for (let i = 0; i < arity; i++) args.push({ type: pairs[2 * i]!, id: pairs[2 * i + 1]! });
+    return { predicate: pattern.predicate, args };
+  });
 }
 
 export async function clearFacts(db: SqlExecutor): Promise<void> {
