@@ -234,6 +234,15 @@ describe("the 1.6.1 client", () => {
     expect(answers).toEqual(expected);
     expect(answers[3]).toEqual(["close", "comment", "view"]);
     expect(await v1.bulkActions(user("bob"), [])).toEqual([]);
+    const many = Array.from({ length: 101 }, (_, i) => ({
+      actor_type: "User",
+      actor_id: `u${i}`,
+      resource_type: "Ticket",
+      resource_id: "t1",
+    }));
+    await expect(v1.api.postBulkActions(many as never)).rejects.toThrow(
+      /asks about 101 actor and resource type pairs \(at most 100\); split the request/,
+    );
     expect(await v1.bulkActions(user("nobody"), [ticket("t1")])).toEqual([[]]);
   });
 
@@ -261,6 +270,11 @@ describe("the 1.6.1 client", () => {
     expect(
       sorted(members.map((f) => [(f[1] as { id: string }).id, (f[3] as { id: string }).id])),
     ).toEqual(sorted(pairs));
+    // A wildcard typed `Actor` stands for every actor type.
+    expect(await v1.query("allow", { type: "Actor" }, "close", ticket("t1"))).toEqual([
+      ["allow", user("bob"), "close", ticket("t1")],
+      ["allow", user("dee"), "close", ticket("t1")],
+    ]);
     // Context facts count for this question only.
     const withContext = await v1.query_with_context(["has_relation", ticket("t8"), null, null], {
       contextFacts: [["has_relation", ticket("t8"), "project", project("web")]],

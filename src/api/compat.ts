@@ -42,6 +42,9 @@ export type CompatEndpoints = Pick<
   | "stats"
 >;
 
+/** Distinct (actor, resource type) pairs in one `/bulk_actions`: one question each. */
+export const MAX_BULK_ACTIONS_GROUPS = 100;
+
 /** Type combinations one `/query` may ask about (its untyped wildcards multiply them). */
 export const MAX_QUERY_TYPE_COMBINATIONS = 64;
 
@@ -110,7 +113,9 @@ async function bulkActions(
   body: unknown,
 ): Promise<Reply> {
   const queries = parseBody(bulkActionsBodySchema, body);
-  const contextFacts = queries.flatMap((q) => q.context_facts);
+  const contextFacts = [
+    ...new Map(queries.flatMap((q) => q.context_facts).map((f) => [JSON.stringify(f), f])).values(),
+  ];
   const groups = new Map<
     string,
     { actorType: string; actorId: string; type: string; ids: Set<string> }
@@ -125,6 +130,12 @@ async function bulkActions(
     };
     group.ids.add(q.resource_id);
     groups.set(key, group);
+  }
+  if (groups.size > MAX_BULK_ACTIONS_GROUPS) {
+    throw new ApiError(
+      400,
+      `\`bulk_actions\` asks about ${groups.size} actor and resource type pairs (at most ${MAX_BULK_ACTIONS_GROUPS}); split the request`,
+    );
   }
   const permitted = new Map<string, Set<string>>();
   for (const [key, group] of groups) {

@@ -1,6 +1,7 @@
 /**
- * Zod schemas of the local-authorization request bodies (api-and-local-sql §3.5), exported
- * for the HTTP layer and for library callers. Unknown keys are ignored (clients may send
+ * Zod schemas of request and reply bodies, exported for the HTTP layer, the OpenAPI document
+ * and library callers: the local-authorization bodies, stored facts and patterns, and the
+ * routes of the 1.x clients (src/api/compat.ts). Unknown keys are ignored (clients may send
  * more); `context_facts` defaults to `[]`; `list_query` accepts and ignores page fields.
  */
 import { z } from "zod";
