@@ -3,6 +3,14 @@
 // Central engine and service
 export { createService, type ServiceOptions } from "./api/central.js";
 export * from "./api/local.js";
+export {
+  actionsQuestion,
+  authorizeQuestion,
+  evaluateQuestion,
+  type LocalQuestion,
+  listQuestion,
+  localStatement,
+} from "./api/questions.js";
 export * from "./api/schemas.js";
 export { ApiError, type PolarService, type Reply } from "./api/service.js";
 // Local check: data bindings and SQL
@@ -26,17 +34,19 @@ export type { GroundFact, Value } from "./core/value.js";
 export * from "./evaluate/index.js";
 export { createApp } from "./http/app.js";
 export { startServer } from "./http/server.js";
-export type { PolicyFile } from "./polar/ast.js";
-export { type ParseResult, parsePolicy } from "./polar/parse.js";
-// Front end
-export type { Diagnostic, DiagnosticCode, Severity } from "./source/diagnostic.js";
-export { formatDiagnostic, formatDiagnosticLine } from "./source/format.js";
-export type { SourceFile, Span } from "./source/source.js";
 export {
   type CentralFacts,
   inMemoryCentralFacts,
   NO_CENTRAL_FACTS,
-} from "./sql/central-facts.js";
+} from "./plan/resolve/central-facts.js";
+export type { PolicyFile } from "./polar/ast.js";
+export { type ParseResult, parsePolicy } from "./polar/parse.js";
+export { compiledQuery } from "./print/compose.js";
+export { DIALECT_NAMES, type DialectName } from "./print/registry.js";
+// Front end
+export type { Diagnostic, DiagnosticCode, Severity } from "./source/diagnostic.js";
+export { formatDiagnostic, formatDiagnosticLine } from "./source/format.js";
+export type { SourceFile, Span } from "./source/source.js";
 export { type FactStore, openStore, StoreError, type StoreOptions } from "./store/store.js";
 // Fact sync (`polar-sql facts sync`)
 export { parseSyncConfig, type SyncConfig, SyncConfigError } from "./sync/config.js";

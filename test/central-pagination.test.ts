@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ApiError, type PolarService } from "../src/api/service.js";
-import { compareCodePoints } from "../src/evaluate/index.js";
+import { compareCodePoints } from "../src/core/value.js";
 import { serviceEngines } from "./support/central-services.js";
 
 const RBAC = readFileSync(

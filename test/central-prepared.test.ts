@@ -5,7 +5,15 @@
  */
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { authorizeQuery, evaluateQueryLocal, listQuery } from "../src/api/local.js";
+import {
+  authorizeQuery,
+  bindingsFor,
+  evaluateQueryLocal,
+  type LocalOptions,
+  listQuery,
+} from "../src/api/local.js";
+import { authorizeQuestion, localStatement } from "../src/api/questions.js";
+import type { AuthorizeQueryRequest, EvaluateQueryLocalRequest } from "../src/api/schemas.js";
 import { checkPolicyOrThrow } from "../src/check/check.js";
 import { openPglite, openPostgres, type SqlExecutor } from "../src/store/executor.js";
 import { openStore } from "../src/store/store.js";
@@ -44,7 +52,12 @@ facts:
     query: SELECT d FROM docs WHERE public
 `;
 
-const authorize = (actor: string, action: string, type: string, id: string) => ({
+const authorize = (
+  actor: string,
+  action: string,
+  type: string,
+  id: string,
+): AuthorizeQueryRequest => ({
   query: {
     actor_type: "User",
     actor_id: actor,
@@ -57,20 +70,25 @@ const authorize = (actor: string, action: string, type: string, id: string) => (
 
 const later = { now: () => 5000n };
 
+/** The authorize statement with its values as parameters, as the central store prints it. */
+function withParameters(body: AuthorizeQueryRequest, options: LocalOptions) {
+  const { dialect: _dialect, ...rest } = options;
+  return localStatement(
+    program,
+    bindingsFor(body.data_bindings),
+    authorizeQuestion(program, { ...body.query, context_facts: [] }),
+    { ...rest, writing: "parameters" },
+  );
+}
+
 describe("statements with values as parameters", () => {
   it("print one text per shape, with the ids only in the parameters", () => {
-    const first: string[] = [];
-    const second: string[] = [];
-    const a = authorizeQuery(program, authorize("ada", "read", "Doc", "d1"), {
-      ...later,
-      parameters: first,
-    });
-    const b = authorizeQuery(program, authorize("bo'b", "read", "Doc", "x;--"), {
-      ...later,
-      parameters: second,
-    });
+    const a = withParameters(authorize("ada", "read", "Doc", "d1"), later);
+    const b = withParameters(authorize("bo'b", "read", "Doc", "x;--"), later);
+    const first = a.parameters;
+    const second = b.parameters;
     expect(b.sql).toBe(a.sql);
-    expect(a.sql).toContain("CAST($1 AS text)");
+    expect(a.sql).toContain("cast($1 as text)");
     expect(a.sql).not.toContain("ada");
     expect(first).toContain("ada");
     expect(second).toContain("bo'b");
@@ -79,27 +97,15 @@ describe("statements with values as parameters", () => {
   });
 
   it("print a new text when the ids decide which rules apply", () => {
-    const lobby = authorizeQuery(program, authorize("ada", "read", "Doc", "lobby"), {
-      ...later,
-      parameters: [],
-    });
-    const other = authorizeQuery(program, authorize("ada", "read", "Doc", "d1"), {
-      ...later,
-      parameters: [],
-    });
+    const lobby = withParameters(authorize("ada", "read", "Doc", "lobby"), { ...later });
+    const other = withParameters(authorize("ada", "read", "Doc", "d1"), { ...later });
     // The `doc = Doc{"lobby"}` rule is decided while printing: always true for `lobby`.
     expect(lobby.sql).not.toBe(other.sql);
   });
 
   it("print the clock's decisions per request, not once per shape", () => {
-    const early = authorizeQuery(program, authorize("ada", "read", "Doc", "d1"), {
-      now: () => 10n,
-      parameters: [],
-    });
-    const late = authorizeQuery(program, authorize("ada", "read", "Doc", "d1"), {
-      ...later,
-      parameters: [],
-    });
+    const early = withParameters(authorize("ada", "read", "Doc", "d1"), { now: () => 10n });
+    const late = withParameters(authorize("ada", "read", "Doc", "d1"), { ...later });
     expect(early.sql).not.toBe(late.sql);
   });
 
@@ -132,7 +138,7 @@ describe("statements with values as parameters", () => {
     const { sql } = authorizeQuery(program, body, { ...later, central });
     expect(asked).toContain("has_role/3 ada,admin,o1");
     // Every fact is known while printing: the answer folds to a constant.
-    expect(sql).toBe("SELECT true AS allowed");
+    expect(sql).toBe("select true as allowed");
     const other = { ...body, query: { ...body.query, resource_id: "o2" } };
     expect(authorizeQuery(program, other, { ...later, central }).sql).not.toContain("true");
     expect(asked).toContain("has_role/3 ada,admin,o2");
@@ -169,7 +175,7 @@ describe("statements with values as parameters", () => {
             listQuery(program, list, { now: () => now, cacheText: false }).sql,
           );
           // Select mode writes the actor's id as a typed literal in the select list.
-          const select = {
+          const select: EvaluateQueryLocalRequest = {
             query: {
               predicate: ["allow", ["u", "a", "r"]],
               calls: [],
@@ -259,15 +265,13 @@ describe.each(engines)("prepared statements on $name", (engine) => {
             for (const type of ["Doc", "Org"]) {
               const body = authorize(actor || "a", action, type, resource || "r");
               const literal = authorizeQuery(program, body, later);
-              const parameters: string[] = [];
-              const prepared = authorizeQuery(program, body, { ...later, parameters });
+              const prepared = withParameters(body, later);
               const [expected] = await executor.query<{ allowed: boolean }>(literal.sql);
               // Twice: the second run is the prepared one.
               for (let i = 0; i < 2; i++) {
-                const [row] = await executor.prepared<{ allowed: boolean }>(
-                  prepared.sql,
-                  parameters,
-                );
+                const [row] = await executor.prepared<{ allowed: boolean }>(prepared.sql, [
+                  ...prepared.parameters,
+                ]);
                 expect(row?.allowed).toBe(expected?.allowed);
               }
             }

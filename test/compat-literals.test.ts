@@ -14,7 +14,7 @@
 import { describe, expect, it } from "vitest";
 import { authorizeQuery, evaluateQueryLocal, listQuery } from "../src/api/local.js";
 import type { GroundFact } from "../src/core/value.js";
-import { inMemoryCentralFacts } from "../src/sql/central-facts.js";
+import { inMemoryCentralFacts } from "../src/plan/resolve/central-facts.js";
 import { checked } from "./local-support.js";
 import { testEngines } from "./support/databases.js";
 

@@ -155,7 +155,7 @@ describe.each(testEngines())("polar-sql sql on $name", (engine) => {
     ];
     const plain = await run(args);
     expect(plain.code).toBe(0);
-    expect(plain.stdout).toMatch(/^tickets\.id IN \(/);
+    expect(plain.stdout).toMatch(/^tickets\.id in \(/);
     const ids = async (fragment: string) =>
       (await rows(`SELECT id FROM tickets WHERE ${fragment} ORDER BY id`)).map((r) => String(r.id));
     expect(await ids(plain.stdout)).toEqual(["101"]);

@@ -1,25 +1,52 @@
 /**
- * The local-authorization library functions: request validation, the statement shapes of
- * api-and-local-sql §5.2 (executed), name collisions with the caller's SQL, and composing the
- * statements into a caller's own Kysely query.
+ * The local-authorization library functions: request validation, the statement shapes
+ * (docs/local-authorization.md, executed), name collisions with the caller's SQL, and composing
+ * the statements into a caller's own Kysely query.
  */
-import { sql } from "kysely";
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+} from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   actionsQuery,
+  actionsQueryExpression,
   authorizeQuery,
   authorizeQueryExpression,
-  compiledQuery,
   evaluateQueryLocal,
   LocalQueryError,
   listQuery,
   listQueryExpression,
 } from "../src/api/local.js";
-import { authorizeQueryRequestSchema, listQueryRequestSchema } from "../src/api/schemas.js";
+import {
+  type AuthorizeQueryRequest,
+  authorizeQueryRequestSchema,
+  type EvaluateQueryLocalRequest,
+  type ListQueryRequest,
+  listQueryRequestSchema,
+} from "../src/api/schemas.js";
 import { DataBindingsError } from "../src/bindings/parse.js";
-import { postgres } from "../src/sql/kysely.js";
+import type { GroundFact } from "../src/core/value.js";
+import { compiledQuery } from "../src/print/compose.js";
 import { checked } from "./local-support.js";
 import { type TestDatabase, testEngines } from "./support/databases.js";
+
+interface Tables {
+  docs: { id: number; public: boolean };
+}
+
+/** A caller's Kysely instance (compiles only; the test runs its SQL on each engine). */
+const kysely = new Kysely<Tables>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
 
 const program = checked(`actor User {}
 resource Doc {
@@ -48,7 +75,12 @@ INSERT INTO docs VALUES (1, false), (2, true), (3, false);
 INSERT INTO doc_roles VALUES (7, 'owner', 1), (8, 'viewer', 3);
 `;
 
-function authorizeBody(actor: string, action: string, doc: string, context: unknown[] = []) {
+function authorizeBody(
+  actor: string,
+  action: string,
+  doc: string,
+  context: GroundFact[] = [],
+): AuthorizeQueryRequest {
   return {
     query: {
       actor_type: "User",
@@ -62,7 +94,7 @@ function authorizeBody(actor: string, action: string, doc: string, context: unkn
   };
 }
 
-function listBody(actor: string, action: string, column = "docs.id") {
+function listBody(actor: string, action: string, column = "docs.id"): ListQueryRequest {
   return {
     query: { actor_type: "User", actor_id: actor, action, resource_type: "Doc" },
     column,
@@ -72,12 +104,12 @@ function listBody(actor: string, action: string, column = "docs.id") {
 
 describe("requests", () => {
   it("rejects a body that does not match the schema", () => {
-    expect(() =>
-      authorizeQuery(program, { query: { actor_type: "User" }, data_bindings: "" }),
-    ).toThrow(LocalQueryError);
-    expect(() =>
-      authorizeQuery(program, { query: { actor_type: "User" }, data_bindings: "" }),
-    ).toThrow(/^invalid request: `query\.actor_id`: /);
+    const partial = { query: { actor_type: "User" }, data_bindings: "" };
+    // @ts-expect-error: a request without its ids does not type-check
+    expect(() => authorizeQuery(program, partial)).toThrow(LocalQueryError);
+    expect(() => authorizeQuery(program, partial as never)).toThrow(
+      /^invalid request: `query\.actor_id`: /,
+    );
     expect(authorizeQueryRequestSchema.safeParse(authorizeBody("7", "read", "1")).success).toBe(
       true,
     );
@@ -113,11 +145,12 @@ describe("requests", () => {
   });
 
   it("rejects abstract query variables, missing constraints and unknown predicates", () => {
-    const query = (constraints: Record<string, unknown>, predicate = "allow") => ({
-      query: { predicate: [predicate, ["u", "a", "d"]], calls: [], constraints },
-      data_bindings: bindings,
-      mode: { mode: "select", query_vars_to_output_column_names: {} },
-    });
+    const query = (constraints: Record<string, unknown>, predicate = "allow") =>
+      ({
+        query: { predicate: [predicate, ["u", "a", "d"]], calls: [], constraints },
+        data_bindings: bindings,
+        mode: { mode: "select", query_vars_to_output_column_names: {} },
+      }) as never;
     const ok = {
       u: { type: "User", ids: ["7"] },
       a: { type: "String", ids: null },
@@ -138,7 +171,7 @@ describe("requests", () => {
     const universal = checked(`actor User {}
 resource Doc { permissions = ["read"]; }
 has_permission(_: User, "read", _: Doc);`);
-    const body = (mode: unknown) => ({
+    const body = (mode: EvaluateQueryLocalRequest["mode"]): EvaluateQueryLocalRequest => ({
       query: {
         predicate: ["allow", ["u", "a", "d"]],
         calls: [],
@@ -160,16 +193,18 @@ has_permission(_: User, "read", _: Doc);`);
     // A filter compares with the caller's integer column, which cannot hold the id: no rows.
     const filter = body({ mode: "filter", query_var: "d", output_column_name: "docs.id" });
     expect(evaluateQueryLocal(universal, filter).sql).toBe(
-      "docs.id IN (SELECT docs.id WHERE false)",
+      "docs.id in (select docs.id where false)",
     );
   });
 
-  it("never emits placeholders or a trailing semicolon", () => {
+  it("writes no placeholders or trailing semicolon in text; composes with parameters", () => {
+    const text = authorizeQuery(program, authorizeBody("7", "read", "1")).sql;
+    expect(text).not.toMatch(/\$\d|;\s*$/);
     const { sql, parameters } = compiledQuery(
       authorizeQueryExpression(program, authorizeBody("7", "read", "1")),
     );
-    expect(parameters).toEqual([]);
-    expect(sql).not.toMatch(/\$\d|;\s*$/);
+    expect(parameters).toEqual(["7", "1"]);
+    expect(sql).toMatch(/cast\(\$1 as bigint\)/);
   });
 });
 
@@ -200,7 +235,7 @@ describe.each(testEngines())("$name", (engine) => {
     const { sql } = authorizeQuery(program, authorizeBody("9", "read", "2", member));
     expect(await db.query(sql)).toEqual([{ allowed: true }]);
     expect(authorizeQuery(program, authorizeBody("9", "fly", "2")).sql).toBe(
-      "SELECT false AS allowed",
+      "select false as allowed",
     );
   });
 
@@ -216,18 +251,18 @@ describe.each(testEngines())("$name", (engine) => {
       data_bindings: bindings,
       query: { actor_type: "Robot", actor_id: "1", resource_type: "Doc", resource_id: "1" },
     }).sql;
-    expect(none).toBe("SELECT CAST(NULL AS text) AS actions WHERE false");
+    expect(none).toBe("select cast(null as text) as actions where false");
     expect(await db.query(none)).toEqual([]);
   });
 
   it("list_query: a fragment that combines with the caller's conditions", async () => {
     const { sql } = listQuery(program, listBody("7", "read"));
-    expect(sql.startsWith("docs.id IN (")).toBe(true);
+    expect(sql.startsWith("docs.id in (")).toBe(true);
     expect(await db.query(`SELECT id FROM docs WHERE ${sql} AND id > 0 ORDER BY id`)).toEqual([
       { id: 1 },
     ]);
     const nothing = listQuery(program, listBody("7", "fly")).sql;
-    expect(nothing).toBe("docs.id IN (SELECT docs.id WHERE false)");
+    expect(nothing).toBe("docs.id in (select docs.id where false)");
     expect(await db.query(`SELECT id FROM docs WHERE ${nothing}`)).toEqual([]);
   });
 
@@ -249,7 +284,7 @@ describe.each(testEngines())("$name", (engine) => {
   });
 
   it("select mode: quoted column names; an empty map asks whether any solution exists", async () => {
-    const body = (names: Record<string, string>) => ({
+    const body = (names: Record<string, string>): EvaluateQueryLocalRequest => ({
       query: {
         predicate: ["allow", ["u", "a", "d"]],
         calls: [],
@@ -269,19 +304,31 @@ describe.each(testEngines())("$name", (engine) => {
     expect(await db.query(evaluateQueryLocal(program, body({})).sql)).toEqual([{ result: true }]);
   });
 
-  it("composes into a caller's Kysely query", async () => {
-    // A whole statement becomes a derived table inside parentheses.
-    const allowed = sql`(${authorizeQueryExpression(program, authorizeBody("7", "delete", "1"))})`;
-    const fragment = listQueryExpression(program, listBody("8", "read"));
-    const composed = postgres
+  it("composes into a caller's typed Kysely query, values as parameters", async () => {
+    const allowed = authorizeQueryExpression(program, authorizeBody("7", "delete", "1"));
+    const composed = kysely
       .selectFrom("docs")
-      .select(["id"])
-      .where(fragment as never)
-      .where(sql<boolean>`EXISTS (SELECT 1 FROM ${allowed} AS a WHERE a.allowed)`)
-      .orderBy("id")
+      .innerJoin(allowed.as("a"), (join) => join.onTrue())
+      .select(["docs.id", "a.allowed"])
+      .where(listQueryExpression(program, listBody("8", "read")))
+      .where("docs.id", ">", 0)
+      .orderBy("docs.id")
       .compile();
-    expect(composed.parameters).toEqual([]);
-    const rows = await db.query(composed.sql);
-    expect(rows).toEqual([{ id: 3 }]);
+    const rows: { id: number; allowed: boolean }[] = await db.query(composed.sql, [
+      ...composed.parameters,
+    ]);
+    expect(rows).toEqual([{ id: 3, allowed: true }]);
+    const actions = kysely
+      .selectFrom(
+        actionsQueryExpression(program, {
+          query: { actor_type: "User", actor_id: "7", resource_type: "Doc", resource_id: "1" },
+          data_bindings: bindings,
+        }).as("x"),
+      )
+      .select("x.actions")
+      .orderBy("x.actions")
+      .compile();
+    const found: { actions: string }[] = await db.query(actions.sql, [...actions.parameters]);
+    expect(found).toEqual([{ actions: "delete" }, { actions: "read" }]);
   });
 });

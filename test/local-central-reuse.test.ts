@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { authorizeQuery, listQuery } from "../src/api/local.js";
 import type { GroundFact } from "../src/core/value.js";
-import type { CentralFacts } from "../src/sql/central-facts.js";
+import type { CentralFacts } from "../src/plan/resolve/central-facts.js";
 import { checked } from "./local-support.js";
 import { testEngines } from "./support/databases.js";
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { actionsQuery, authorizeQuery, evaluateQueryLocal, listQuery } from "../src/api/local.js";
 import type { GroundFact } from "../src/core/value.js";
-import { inMemoryCentralFacts } from "../src/sql/central-facts.js";
+import { inMemoryCentralFacts } from "../src/plan/resolve/central-facts.js";
 import { checked } from "./local-support.js";
 import { testEngines } from "./support/databases.js";
 
@@ -71,7 +71,7 @@ describe.each(testEngines())("$name", (engine) => {
         };
         const { sql } = endpoints[question.endpoint](
           program,
-          { ...question.body, data_bindings: bindings },
+          { ...question.body, data_bindings: bindings } as never,
           options,
         );
         await expect(sql).toMatchFileSnapshot(

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { authorizeQuery, evaluateQueryLocal, listQuery } from "../src/api/local.js";
 import type { GroundFact, Value } from "../src/core/value.js";
-import { quoteString } from "../src/sql/literal.js";
+import { quoteString } from "../src/print/postgres-literal.js";
 import { folders, foldersSpace, rbac, rbacSpace, routedFacts } from "./local-families.js";
 import {
   checked,

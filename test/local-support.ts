@@ -18,7 +18,7 @@ import { checkPolicy } from "../src/check/check.js";
 import type { Program } from "../src/check/program.js";
 import type { GroundFact, Value } from "../src/core/value.js";
 import { actions, authorize, list, query } from "../src/evaluate/index.js";
-import { inMemoryCentralFacts } from "../src/sql/central-facts.js";
+import { inMemoryCentralFacts } from "../src/plan/resolve/central-facts.js";
 import type { TestDatabase } from "./support/databases.js";
 
 export interface Family {

@@ -18,9 +18,14 @@ import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import pg from "pg";
 import { serviceOver } from "../../src/api/central.js";
-import { authorizeQuery, evaluateQueryLocal } from "../../src/api/local.js";
+import {
+  authorizeQuestion,
+  type EvaluateQuery,
+  evaluateQuestion,
+  localStatement,
+} from "../../src/api/questions.js";
 import type { PolarService } from "../../src/api/service.js";
-import { storeBindingsYaml } from "../../src/store/bindings.js";
+import { storeBindings } from "../../src/store/bindings.js";
 import { readShapes } from "../../src/store/facts.js";
 import { type FactStore, openStore } from "../../src/store/store.js";
 import { type AuthorizeQuestion, benchData, LIST_SIZE, LISTER } from "./data.js";
@@ -154,7 +159,7 @@ async function measureAuthorize(
   // The same calls taken apart: the service's bookkeeping, compile with the values as
   // parameters, the prepared statement (as the service runs it), and the statement as text.
   const program = (await store.program())!;
-  const bindings = storeBindingsYaml(await readShapes(store.db));
+  const bindings = storeBindings(await readShapes(store.db));
   const bookkeeping: number[] = [];
   const compile: number[] = [];
   const prepared: number[] = [];
@@ -166,22 +171,24 @@ async function measureAuthorize(
     await store.dataVersion();
     bookkeeping.push(micros(start));
     start = process.hrtime.bigint();
-    const parameters: string[] = [];
-    const body = { query: authorizeBody(q), data_bindings: bindings };
-    const { sql } = authorizeQuery(program, body, { parameters });
+    const question = authorizeQuestion(program, { ...authorizeBody(q), context_facts: [] });
+    const { sql, parameters } = localStatement(program, bindings, question, {
+      writing: "parameters",
+    });
     compile.push(micros(start));
     start = process.hrtime.bigint();
-    await store.db.prepared(sql, parameters);
+    await store.db.prepared(sql, [...parameters]);
     prepared.push(micros(start));
-    const literal = authorizeQuery(program, body).sql;
+    const literal = localStatement(program, bindings, question).sql;
     start = process.hrtime.bigint();
     await store.db.query(literal);
     execute.push(micros(start));
   }
-  const firstSql = authorizeQuery(program, {
-    query: authorizeBody(questions[0]!),
-    data_bindings: bindings,
-  }).sql;
+  const firstSql = localStatement(
+    program,
+    bindings,
+    authorizeQuestion(program, { ...authorizeBody(questions[0]!), context_facts: [] }),
+  ).sql;
   console.log(
     `authorize: ${ITERATIONS} calls over ${questions.length} questions (${allowed} allowed), first call ${ms(coldUs)} ms`,
   );
@@ -237,26 +244,24 @@ async function measureList(store: FactStore, service: PolarService): Promise<voi
       throw new Error("the list fixture needs more than one page");
   }
   const program = (await store.program())!;
-  const bindings = storeBindingsYaml(await readShapes(store.db));
+  const bindings = storeBindings(await readShapes(store.db));
   const compile: number[] = [];
   const execute: number[] = [];
   let sql = "";
   for (let i = 0; i < LIST_ITERATIONS; i++) {
     let start = process.hrtime.bigint();
-    sql = evaluateQueryLocal(program, {
-      query: {
-        predicate: ["allow", ["actor", "action", "resource"]],
-        calls: [],
-        constraints: {
-          actor: { type: "User", ids: [LISTER] },
-          action: { type: "String", ids: ["read"] },
-          resource: { type: "Document", ids: null },
-        },
-        context_facts: [],
+    const query: EvaluateQuery = {
+      predicate: ["allow", ["actor", "action", "resource"]],
+      calls: [],
+      constraints: {
+        actor: { type: "User", ids: [LISTER] },
+        action: { type: "String", ids: ["read"] },
+        resource: { type: "Document", ids: null },
       },
-      data_bindings: bindings,
-      mode: { mode: "select", query_vars_to_output_column_names: { resource: "c0" } },
-    }).sql;
+      context_facts: [],
+    };
+    const mode = { mode: "select", query_vars_to_output_column_names: { resource: "c0" } } as const;
+    sql = localStatement(program, bindings, evaluateQuestion(program, bindings, query, mode)).sql;
     compile.push(micros(start));
     start = process.hrtime.bigint();
     await store.db.query(

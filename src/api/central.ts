@@ -5,16 +5,17 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { DataBindingsError } from "../bindings/parse.js";
+import type { DataBindings } from "../bindings/types.js";
 import { checkPolicy, PolicyError } from "../check/check.js";
 import type { Program } from "../check/program.js";
-import type { GroundFact, Value } from "../core/value.js";
+import { compareCodePoints, type GroundFact, INTEGER_MAX, type Value } from "../core/value.js";
 import { EvaluationError } from "../evaluate/errors.js";
 import { runTests } from "../evaluate/test-runner.js";
 import { PlanError } from "../plan/errors.js";
+import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
+import { LiteralError } from "../print/postgres-literal.js";
 import { formatDiagnosticLine } from "../source/format.js";
-import { type CentralFacts, NO_CENTRAL_FACTS } from "../sql/central-facts.js";
-import { LiteralError } from "../sql/literal.js";
-import { storeBindingsYaml } from "../store/bindings.js";
+import { storeBindings } from "../store/bindings.js";
 import { countFacts, matchingFacts, readShapes } from "../store/facts.js";
 import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
 import { type CompatEndpoints, compatEndpoints } from "./compat.js";
@@ -26,7 +27,21 @@ import {
   LocalQueryError,
   listQuery,
 } from "./local.js";
-import { actionsBodySchema, authorizeBodySchema, listBodySchema, querySchema } from "./schemas.js";
+import {
+  actionsQuestion,
+  authorizeQuestion,
+  type EvaluateQuery,
+  evaluateQuestion,
+  type LocalQuestion,
+  localStatement,
+} from "./questions.js";
+import {
+  type AuthorizeBody,
+  actionsBodySchema,
+  authorizeBodySchema,
+  listBodySchema,
+  querySchema,
+} from "./schemas.js";
 import { ApiError, type PolarService, type Reply } from "./service.js";
 import {
   authorizeResourcesBodySchema,
@@ -82,7 +97,7 @@ const EMPTY_PROGRAM: Program = (() => {
 export function serviceOver(store: FactStore, settings: ServiceSettings = {}): PolarService {
   const clock: Pick<LocalOptions, "now"> = settings.now ? { now: settings.now } : {};
   let shapesAt = -1;
-  let bindings = storeBindingsYaml([]);
+  let bindings = storeBindings([]);
   let central: CentralFacts = NO_CENTRAL_FACTS;
   let secret: Buffer | null = null;
   /** Stored facts loaded for local questions, by lookup; valid for one data version. */
@@ -91,8 +106,8 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
   /** The fact table as data bindings, refreshed when the data version changes. */
   async function storeQuestionContext(): Promise<{
     program: Program;
-    bindings: string;
-    options: LocalOptions;
+    bindings: DataBindings;
+    central: CentralFacts;
   }> {
     const program = (await store.program()) ?? EMPTY_PROGRAM;
     const version = await store.dataVersion();
@@ -104,7 +119,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         if (shape.types.length === 0)
           facts.push(...(await matchingFacts(store.db, shape.predicate, 0)));
       }
-      bindings = storeBindingsYaml(shapes);
+      bindings = storeBindings(shapes);
       // Without zero-argument facts there are no central facts: printing then skips every
       // fact lookup.
       central =
@@ -116,7 +131,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
             };
       shapesAt = version;
     }
-    return { program, bindings, options: { ...clock, central } };
+    return { program, bindings, central };
   }
 
   /**
@@ -124,37 +139,20 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
    * prepared statement: the same question for other ids reuses PostgreSQL's plan.
    */
   async function run<Row>(
-    compile: (program: Program, body: unknown, options: LocalOptions) => { sql: string },
-    body: unknown,
-    wrap?: (sql: string, next: number) => { sql: string; parameters: readonly string[] },
+    question: (program: Program, bindings: DataBindings) => LocalQuestion,
   ): Promise<Row[]> {
-    const { program, bindings, options } = await storeQuestionContext();
-    const parameters: string[] = [];
-    const { sql } = compile(
-      program,
-      { ...(body as object), data_bindings: bindings },
-      {
-        ...options,
-        parameters,
-      },
-    );
-    if (!wrap) return store.db.prepared<Row>(sql, parameters);
-    const outer = wrap(sql, parameters.length + 1);
-    return store.db.prepared<Row>(outer.sql, [...parameters, ...outer.parameters]);
+    const { program, bindings, central } = await storeQuestionContext();
+    const { sql, parameters } = localStatement(program, bindings, question(program, bindings), {
+      ...clock,
+      central,
+      writing: "parameters",
+    });
+    return store.db.prepared<Row>(sql, [...parameters]);
   }
 
-  async function allowed(body: unknown): Promise<boolean> {
-    const [row] = await run<{ allowed: boolean }>(authorizeQuery, { query: body });
+  async function allowed(query: AuthorizeBody): Promise<boolean> {
+    const [row] = await run<{ allowed: boolean }>((program) => authorizeQuestion(program, query));
     return row?.allowed === true;
-  }
-
-  /** `evaluate_query_local` in select mode, output columns `c0`, `c1`, … by variable. */
-  function selectBody(query: unknown, variables: readonly string[]) {
-    const names = Object.fromEntries(variables.map((v, i) => [v, `c${i}`]));
-    return {
-      body: { query, mode: { mode: "select", query_vars_to_output_column_names: names } },
-      names,
-    };
   }
 
   const service: Omit<PolarService, keyof CompatEndpoints> = {
@@ -233,8 +231,8 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     },
 
     async authorize(body) {
-      parseBody(authorizeBodySchema, body);
-      return { body: { allowed: await guard(() => allowed(body)) } };
+      const query = parseBody(authorizeBodySchema, body);
+      return { body: { allowed: await guard(() => allowed(query)) } };
     },
 
     async authorizeResources(body) {
@@ -243,7 +241,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       const byType = new Map<string, string[]>();
       for (const r of request.resources) byType.set(r.type, [...(byType.get(r.type) ?? []), r.id]);
       for (const [type, ids] of byType) {
-        const query = {
+        const query: EvaluateQuery = {
           predicate: ["allow", ["actor", "action", "resource"]],
           calls: [],
           constraints: {
@@ -254,7 +252,9 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
           context_facts: request.context_facts,
         };
         const ok = await guard(() =>
-          run<{ c0: unknown }>(evaluateQueryLocal, selectBody(query, ["resource"]).body),
+          run<{ c0: unknown }>((program, bindings) =>
+            evaluateQuestion(program, bindings, query, selectMode(["resource"])),
+          ),
         );
         for (const row of ok) {
           if (row.c0 === null) for (const id of ids) permitted.add(`${type}\u0000${id}`);
@@ -295,7 +295,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         }
         pageSize = page.page_size;
       }
-      const query = {
+      const query: EvaluateQuery = {
         predicate: ["allow", ["actor", "action", "resource"]],
         calls: [],
         constraints: {
@@ -306,14 +306,20 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         context_facts: request.context_facts,
       };
       const found = await guard(() =>
-        run<{ id: string }>(evaluateQueryLocal, selectBody(query, ["resource"]).body, (sql, n) => ({
+        run<{ id: string }>((program, bindings) => {
+          const question = evaluateQuestion(program, bindings, query, selectMode(["resource"]));
           // The first page has no `after`: the empty string precedes every id.
-          // One sort serves DISTINCT and ORDER BY: both use the expression's "C" collation.
-          sql: `SELECT DISTINCT COALESCE(CAST(x.c0 AS text), '*') COLLATE "C" AS id FROM (${sql}) AS x
-             WHERE COALESCE(CAST(x.c0 AS text), '*') COLLATE "C" > CAST($${n} AS text)
-             ORDER BY 1${pageSize === null ? "" : ` LIMIT CAST($${n + 1} AS bigint)`}`,
-          parameters: [after ?? "", ...(pageSize === null ? [] : [String(pageSize + 1)])],
-        })),
+          // Unpaged: the largest limit, so that both share one prepared statement.
+          const limit = pageSize === null ? INTEGER_MAX : BigInt(pageSize) + 1n;
+          const params = new Map(question.params)
+            .set(PAGE_AFTER, [after ?? ""])
+            .set(PAGE_LIMIT, [limit.toString()]);
+          return {
+            ...question,
+            params,
+            shape: { kind: "page", after: PAGE_AFTER, limit: PAGE_LIMIT },
+          };
+        }),
       );
       if (pageSize === null) return { body: { results: found.map((row) => row.id) } };
       const results = found.slice(0, pageSize).map((row) => row.id);
@@ -323,21 +329,24 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     },
 
     async actions(body) {
-      parseBody(actionsBodySchema, body);
+      const query = parseBody(actionsBodySchema, body);
       const found = await guard(() =>
-        run<{ actions: string | null }>(actionsQuery, { query: body }),
+        run<{ actions: string | null }>((program) => actionsQuestion(program, query)),
       );
-      const results = [...new Set(found.map((row) => row.actions ?? "*"))].sort(codePointOrder);
+      const results = [...new Set(found.map((row) => row.actions ?? "*"))].sort(compareCodePoints);
       return { body: { results } };
     },
 
     async evaluateQuery(body) {
       const query = parseBody(querySchema, body);
       const variables = Object.keys(query.constraints);
-      const found = await guard(async () => {
-        const { body: select, names } = selectBody(body, variables);
-        return { rows: await run<Record<string, unknown>>(evaluateQueryLocal, select), names };
-      });
+      const mode = selectMode(variables);
+      const found = await guard(async () => ({
+        rows: await run<Record<string, unknown>>((program, bindings) =>
+          evaluateQuestion(program, bindings, query, mode),
+        ),
+        names: mode.query_vars_to_output_column_names,
+      }));
       if (variables.length === 0) {
         const [row] = found.rows as { result?: boolean }[];
         return { body: { results: row?.result ? [{}] : [] } };
@@ -404,10 +413,11 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       return { body: { message: "all facts deleted" }, dataVersion: version };
     },
 
-    authorizeQuery: (body) => localReply(body, authorizeQuery),
-    actionsQuery: (body) => localReply(body, actionsQuery),
-    listQuery: (body) => localReply(body, listQuery),
-    evaluateQueryLocal: (body) => localReply(body, evaluateQueryLocal),
+    // The library functions validate their bodies; the wire gives untyped JSON.
+    authorizeQuery: (body) => localReply(body, authorizeQuery as LocalCompile),
+    actionsQuery: (body) => localReply(body, actionsQuery as LocalCompile),
+    listQuery: (body) => localReply(body, listQuery as LocalCompile),
+    evaluateQueryLocal: (body) => localReply(body, evaluateQueryLocal as LocalCompile),
 
     close: () => store.close(),
   };
@@ -426,10 +436,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
    * asked for from the store, and compile again until it asks for nothing new. What was
    * loaded is kept until the data version changes.
    */
-  async function localReply(
-    body: unknown,
-    compile: (program: Program, body: unknown, options: LocalOptions) => { sql: string },
-  ): Promise<Reply> {
+  async function localReply(body: unknown, compile: LocalCompile): Promise<Reply> {
     const program = (await store.program()) ?? EMPTY_PROGRAM;
     const version = await store.dataVersion();
     if (loaded.version !== version || loaded.rows > MAX_LOADED_ROWS) {
@@ -494,6 +501,8 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
   }
 }
 
+type LocalCompile = (program: Program, body: unknown, options: LocalOptions) => { sql: string };
+
 /** Facts a local question asked for: see `CentralFacts`. */
 interface Lookup {
   readonly predicate: string;
@@ -524,11 +533,14 @@ function hashOf(text: string): string {
   return createHmac("sha256", "polar-sql-list").update(text).digest("base64url").slice(0, 22);
 }
 
-function codePointOrder(a: string, b: string): number {
-  const x = [...a].map((c) => c.codePointAt(0)!);
-  const y = [...b].map((c) => c.codePointAt(0)!);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return x.length - y.length;
+/** Params of a central list page's statement (never names of question variables). */
+const PAGE_AFTER = "page after";
+const PAGE_LIMIT = "page limit";
+
+/** `evaluate_query` in select mode, output columns `c0`, `c1`, … by variable. */
+function selectMode(variables: readonly string[]) {
+  const names = Object.fromEntries(variables.map((v, i) => [v, `c${i}`]));
+  return { mode: "select", query_vars_to_output_column_names: names } as const;
 }
 
 /** SQL results back to wire ids: integers and booleans as their text. */

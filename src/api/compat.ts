@@ -5,8 +5,7 @@
  */
 import { canonicalFact } from "../check/facts.js";
 import { type Program, predicateKey } from "../check/program.js";
-import { type GroundFact, isAbstractType } from "../core/value.js";
-import { compareCodePoints } from "../evaluate/slot.js";
+import { compareCodePoints, type GroundFact, isAbstractType } from "../core/value.js";
 import type { FactShape } from "../store/facts.js";
 import {
   bulkActionsBodySchema,

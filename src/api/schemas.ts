@@ -95,10 +95,14 @@ export const evaluateQueryLocalRequestSchema = z.object({
   mode: localModeSchema,
 });
 
-export type AuthorizeQueryRequest = z.input<typeof authorizeQueryRequestSchema>;
-export type ActionsQueryRequest = z.input<typeof actionsQueryRequestSchema>;
-export type ListQueryRequest = z.input<typeof listQueryRequestSchema>;
-export type EvaluateQueryLocalRequest = z.input<typeof evaluateQueryLocalRequestSchema>;
+/** What a schema accepts, with every array and object readonly (callers may pass either). */
+type Accepted<T> = T extends object ? { readonly [K in keyof T]: Accepted<T[K]> } : T;
+
+export type AuthorizeBody = z.output<typeof authorizeBodySchema>;
+export type AuthorizeQueryRequest = Accepted<z.input<typeof authorizeQueryRequestSchema>>;
+export type ActionsQueryRequest = Accepted<z.input<typeof actionsQueryRequestSchema>>;
+export type ListQueryRequest = Accepted<z.input<typeof listQueryRequestSchema>>;
+export type EvaluateQueryLocalRequest = Accepted<z.input<typeof evaluateQueryLocalRequestSchema>>;
 
 /** The SQL every local endpoint answers with. */
 export const localQueryResponseSchema = z.object({ sql: z.string() });

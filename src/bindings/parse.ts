@@ -9,10 +9,10 @@ import { isAbstractType, isPrimitiveType } from "../core/value.js";
 import { type Diagnostic, error, tick } from "../source/diagnostic.js";
 import { formatDiagnosticLine } from "../source/format.js";
 import { positionOf, type SourceFile, type Span } from "../source/source.js";
-import { normalizeSqlType } from "../sql/sql-type.js";
 import { checkBindingQuery, plainScan, tableName } from "./query.js";
 import { bindingBodySchema, dataBindingsDocumentSchema } from "./schema.js";
 import { formatSignature, isPolarName, parseSignature } from "./signature.js";
+import { normalizeSqlType } from "./sql-type.js";
 import type { Binding, DataBindings } from "./types.js";
 
 export interface ParseDataBindingsOptions {

@@ -233,8 +233,8 @@ export interface PlainScan {
   readonly items: readonly string[];
   /** The canonical column name of each item that is a bare column, else null. */
   readonly columns: readonly (string | null)[];
-  /** The WHERE condition as written, or null. */
-  readonly condition: string | null;
+  /** The WHERE condition as written (none or one; more for scans merged by keys), all must hold. */
+  readonly conditions: readonly string[];
 }
 
 /**
@@ -256,7 +256,7 @@ export function tableName(text: string): string | null {
  * when a key says they meet on the same row.
  *
  *   plainScan("SELECT id, org_id FROM docs WHERE NOT archived")
- *   // { table: "docs", items: ["id", "org_id"], columns: ['["id"]', '["org_id"]'], condition: "NOT archived", … }
+ *   // { table: "docs", items: ["id", "org_id"], columns: ['["id"]', '["org_id"]'], conditions: ["NOT archived"], … }
  */
 export function plainScan(query: string): PlainScan | null {
   const { tokens, unterminated } = scanSql(query);
@@ -292,7 +292,7 @@ export function plainScan(query: string): PlainScan | null {
     tokens[table.next - 1]!.start + tokens[table.next - 1]!.text.length,
   );
   if (table.next === tokens.length) {
-    return { table: tableText, tableName: table.name, items, columns, condition: null };
+    return { table: tableText, tableName: table.name, items, columns, conditions: [] };
   }
   if (!isWord(tokens[table.next], "where") || table.next + 1 === tokens.length) return null;
   depth = 0;
@@ -304,5 +304,5 @@ export function plainScan(query: string): PlainScan | null {
     }
   }
   const condition = query.slice(tokens[table.next + 1]!.start).trimEnd();
-  return { table: tableText, tableName: table.name, items, columns, condition };
+  return { table: tableText, tableName: table.name, items, columns, conditions: [condition] };
 }

@@ -18,6 +18,11 @@ export interface Binding {
    * `--` comment so that the comment cannot swallow SQL written after the query).
    */
   readonly query: string;
+  /**
+   * Formed by merging keyed scans (plan/resolve/scans.ts): it reads `scan`, and `query` is
+   * empty.
+   */
+  readonly merged?: boolean;
   /** 1-based line of the signature in the YAML document (for messages). */
   readonly line: number;
   /** The query as a plain scan of one table, when it is one (see `keys`). */

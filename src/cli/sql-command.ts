@@ -107,9 +107,12 @@ async function compile(args: readonly string[], io: CliIo): Promise<string> {
     ? { central: centralFacts(program, await readFacts(values.facts)) }
     : {};
   const bindings = values.bindings === undefined ? undefined : await readText(values.bindings);
-  const body = values.body
-    ? withBindings(await readJson(values.body), bindings)
-    : bodyFromFlags(question, values, bindings);
+  // The compiler validates the body (from flags or the file) as the HTTP endpoint does.
+  const body = (
+    values.body
+      ? withBindings(await readJson(values.body), bindings)
+      : bodyFromFlags(question, values, bindings)
+  ) as never;
   switch (question) {
     case "authorize":
       return authorizeQuery(program, body, options).sql;

@@ -53,6 +53,63 @@ export function valuesEqual(a: Value, b: Value): boolean {
   return a.type === b.type && a.id === b.id;
 }
 
+/** The comparison operators of the language. */
+export type CompareOp = "=" | "!=" | "<" | "<=" | ">" | ">=";
+
+/**
+ * Orders strings by Unicode code point, as the language does (JavaScript's `<` compares UTF-16
+ * units, which differs above U+FFFF).
+ *
+ *   compareCodePoints("\u{1F600}", "\uFFFF") // > 0
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    // At the first differing unit, codePointAt sees a whole pair or (after an equal high
+    // surrogate) the low surrogates, so the difference has the code point order's sign.
+    if (a.charCodeAt(i) !== b.charCodeAt(i)) return a.codePointAt(i)! - b.codePointAt(i)!;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * A comparison between two known values (docs/policy-language.md, "Comparisons"): equality
+ * needs the same type and id; ordering works on two Integers (numerically) or two Strings (by
+ * code point) and is false for any other pair.
+ *
+ *   compareValues("<", { type: "Integer", id: "9" }, { type: "Integer", id: "10" }) // true
+ *   compareValues("<", { type: "Integer", id: "9" }, { type: "String", id: "10" })  // false
+ */
+export function compareValues(op: CompareOp, left: Value, right: Value): boolean {
+  if (op === "=") return valuesEqual(left, right);
+  if (op === "!=") return !valuesEqual(left, right);
+  let order: number;
+  if (left.type === "Integer" && right.type === "Integer") {
+    const a = parseInteger(left.id);
+    const b = parseInteger(right.id);
+    if (a === null || b === null) return false;
+    order = a < b ? -1 : a > b ? 1 : 0;
+  } else if (left.type === "String" && right.type === "String") {
+    order = compareCodePoints(left.id, right.id);
+  } else {
+    return false;
+  }
+  switch (op) {
+    case "<":
+      return order < 0;
+    case "<=":
+      return order <= 0;
+    case ">":
+      return order > 0;
+    case ">=":
+      return order >= 0;
+    default: {
+      const _never: never = op;
+      return _never;
+    }
+  }
+}
+
 /** How a value is written in Polar source: `"ada"`, `7`, `true`, `User{"ada"}`. */
 export function formatValue(value: Value): string {
   switch (value.type) {

@@ -15,7 +15,7 @@ export {
   query,
 } from "./query.js";
 export { formatTestReport, type ReportFormatOptions, testReportJson } from "./report.js";
-export { ANY, compareCodePoints, isWildcard, type Slot, type Wildcard } from "./slot.js";
+export { ANY, isWildcard, type Slot, type Wildcard } from "./slot.js";
 export {
   type AssertionFailure,
   formatSlot,

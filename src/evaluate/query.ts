@@ -3,20 +3,18 @@
  * `/evaluate_query` and the convenience checks authorize, list, actions, authorize_resources.
  */
 import { type PredicateKey, type Program, predicateKey } from "../check/program.js";
-import { type GroundFact, isAbstractType, parseInteger, type Value } from "../core/value.js";
+import {
+  compareCodePoints,
+  type GroundFact,
+  isAbstractType,
+  parseInteger,
+  type Value,
+} from "../core/value.js";
 import { tick } from "../source/diagnostic.js";
 import type { Atom } from "./compile.js";
 import { invalidQuery } from "./errors.js";
 import { type FactIndex, type FactInput, indexFacts, toFactIndex } from "./facts.js";
-import {
-  ANY,
-  anyOf,
-  canonicalValue,
-  compareCodePoints,
-  fits,
-  isWildcard,
-  type Slot,
-} from "./slot.js";
+import { ANY, anyOf, canonicalValue, fits, isWildcard, type Slot } from "./slot.js";
 import { type Env, solveTop } from "./solve.js";
 import { createSession, type Session } from "./tables.js";
 

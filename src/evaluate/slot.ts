@@ -75,14 +75,3 @@ export function slotKey(slot: Slot): string {
 export function tupleKey(slots: readonly Slot[]): string {
   return slots.map(slotKey).join("\u0001");
 }
-
-/** Compares strings by Unicode code point (JavaScript's `<` compares UTF-16 code units). */
-export function compareCodePoints(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    // At the first differing unit, codePointAt sees a whole pair or (after an equal high
-    // surrogate) the low surrogates, so the difference has the code point order's sign.
-    if (a.charCodeAt(i) !== b.charCodeAt(i)) return a.codePointAt(i)! - b.codePointAt(i)!;
-  }
-  return a.length - b.length;
-}

@@ -5,11 +5,11 @@
  * A variable is bound to a slot; a wildcard slot narrows when joined and is never expanded.
  */
 import type { Clause, PredicateKey } from "../check/program.js";
-import { parseInteger, type Value } from "../core/value.js";
+import { compareValues } from "../core/value.js";
 import { tick } from "../source/diagnostic.js";
 import type { Atom, CompareAtom, CompiledClause, Conjunction, TermIR } from "./compile.js";
 import { unbounded } from "./errors.js";
-import { ANY, anyOf, compareCodePoints, fits, intersect, isWildcard, type Slot } from "./slot.js";
+import { ANY, anyOf, fits, intersect, isWildcard, type Slot } from "./slot.js";
 import { type Caller, completeFrom, consume, type Session, TOP, type Tuple } from "./tables.js";
 
 /** Variable bindings; a missing name is unbound (any value). */
@@ -269,35 +269,6 @@ function holds(session: Session, env: Env, atom: CompareAtom): boolean {
     (canBe(left, "String") && canBe(right, "String"));
   if (!comparable) return false;
   throw unboundedOperand(atom.op, wildcardTerm);
-}
-
-export function compareValues(op: CompareAtom["op"], left: Value, right: Value): boolean {
-  if (op === "!=") return left.type !== right.type || left.id !== right.id;
-  let order: number;
-  if (left.type === "Integer" && right.type === "Integer") {
-    const a = parseInteger(left.id);
-    const b = parseInteger(right.id);
-    if (a === null || b === null) return false;
-    order = a < b ? -1 : a > b ? 1 : 0;
-  } else if (left.type === "String" && right.type === "String") {
-    order = compareCodePoints(left.id, right.id);
-  } else {
-    return false;
-  }
-  switch (op) {
-    case "<":
-      return order < 0;
-    case "<=":
-      return order <= 0;
-    case ">":
-      return order > 0;
-    case ">=":
-      return order >= 0;
-    default: {
-      const _never: never = op;
-      return _never;
-    }
-  }
 }
 
 /**

@@ -5,7 +5,13 @@
  */
 import type { Program, TestCase } from "../check/program.js";
 import { predicateKey } from "../check/program.js";
-import { formatValue, type GroundFact, stringValue, type Value } from "../core/value.js";
+import {
+  compareCodePoints,
+  formatValue,
+  type GroundFact,
+  stringValue,
+  type Value,
+} from "../core/value.js";
 import type { Assertion, Expr } from "../polar/ast.js";
 import { tick } from "../source/diagnostic.js";
 import { positionOf, type Span } from "../source/source.js";
@@ -21,7 +27,6 @@ import { EvaluationError } from "./errors.js";
 import { type FactIndex, indexFacts } from "./facts.js";
 import {
   canonicalValue,
-  compareCodePoints,
   fits,
   intersect,
   isWildcard,

@@ -6,10 +6,10 @@
  */
 import { termValue } from "../check/facts.js";
 import type { Clause } from "../check/program.js";
+import { compareValues } from "../core/value.js";
 import type { Term as AstTerm, Call, Compare, Expr, In, Not } from "../polar/ast.js";
 import { tick } from "../source/diagnostic.js";
 import { planCall } from "./call.js";
-import { compareValues } from "./compare.js";
 import { constrainByComparisons, typeByComparisons } from "./comparisons.js";
 import type { Planner } from "./context.js";
 import {

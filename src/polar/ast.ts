@@ -2,6 +2,7 @@
  * The Polar AST: plain readonly data with a `kind` tag and a half-open source span.
  * Spans never take part in equality (see `stripSpans` in test helpers).
  */
+import type { CompareOp } from "../core/value.js";
 import type { Span } from "../source/source.js";
 
 export interface Ident {
@@ -81,7 +82,7 @@ export interface Call {
   readonly args: readonly Term[];
   readonly span: Span;
 }
-export type CompareOp = "=" | "!=" | "<" | "<=" | ">" | ">=";
+export type { CompareOp };
 export interface Compare {
   readonly kind: "compare";
   readonly op: CompareOp;

@@ -2,43 +2,66 @@
  * Central questions run through the same compiler as local ones: the fact table is presented
  * to the planner as data bindings, one per stored fact shape (predicate + argument types).
  * `has_role(User:_, String:_, Org:_)` reads
- * `SELECT i0, i1, i2 FROM polar_fact WHERE predicate = 'has_role' AND arity = 3 AND t0 = 'User' …`.
+ * `select i0, i1, i2 from polar_fact where predicate = 'has_role' and arity = 3 and t0 = 'User' …`,
+ * a query built as a SQL tree and printed by the PostgreSQL dialect.
  */
+import type { OperationNode } from "kysely";
 import { isPolarName } from "../bindings/signature.js";
-import { quoteString } from "../sql/literal.js";
+import type { Binding, DataBindings } from "../bindings/types.js";
+import type { Value } from "../core/value.js";
+import { binary, cast, columnRef, conjunction, select, table } from "../lower/nodes.js";
+import { valueNode } from "../lower/sql-value.js";
+import { postgres } from "../print/postgres.js";
+import { printTree } from "../print/printer.js";
 import type { FactShape } from "./facts.js";
 import { FACT_TABLE } from "./schema.js";
 
-function column(type: string, index: number): string {
-  switch (type) {
-    case "Integer":
-      return `CAST(i${index} AS bigint)`;
-    case "Boolean":
-      return `CAST(i${index} AS boolean)`;
-    default:
-      return `i${index}`;
-  }
+function column(type: string, index: number): OperationNode {
+  const node = columnRef(FACT_TABLE, `i${index}`);
+  if (type === "Integer") return cast(node, "bigint");
+  if (type === "Boolean") return cast(node, "boolean");
+  return node;
+}
+
+function equals(name: string, value: Value): OperationNode {
+  return binary(
+    columnRef(FACT_TABLE, name),
+    "=",
+    valueNode({ kind: "literal", value }, undefined, false),
+  );
+}
+
+function shapeQuery(predicate: string, types: readonly string[]): string {
+  const node = select({
+    selections: types.map(column),
+    from: [table(FACT_TABLE)],
+    where: conjunction([
+      equals("predicate", { type: "String", id: predicate }),
+      equals("arity", { type: "Integer", id: String(types.length) }),
+      ...types.map((type, i) => equals(`t${i}`, { type: "String", id: type })),
+    ]),
+  });
+  const runtime = { params: new Map(), now: 0n };
+  return printTree(postgres, node, { kind: "literals", runtime }, new Set()).sql;
 }
 
 /**
- * Data-bindings YAML over the fact table. Shapes whose names the policy language cannot write
- * are left out: no rule can reach them; so are zero-argument facts.
+ * The fact table as data bindings. Shapes whose names the policy language cannot write are
+ * left out: no rule can reach them; so are zero-argument facts (the service inlines them).
  */
-export function storeBindingsYaml(shapes: readonly FactShape[]): string {
-  const lines = ["facts:"];
+export function storeBindings(shapes: readonly FactShape[]): DataBindings {
+  const bindings: Binding[] = [];
   for (const { predicate, types } of shapes) {
-    // Zero-argument facts have no signature to bind; the service inlines them.
     if (types.length === 0) continue;
     if (!isPolarName(predicate) || !types.every(isPolarName)) continue;
-    const signature = `${predicate}(${types.map((t) => `${t}:_`).join(", ")})`;
-    const conditions = [
-      `predicate = ${quoteString(predicate)}`,
-      `arity = ${types.length}`,
-      ...types.map((type, i) => `t${i} = ${quoteString(type)}`),
-    ];
-    const columns = types.map(column).join(", ");
-    const query = `SELECT ${columns} FROM ${FACT_TABLE} WHERE ${conditions.join(" AND ")}`;
-    lines.push(`  ${JSON.stringify(signature)}:`, `    query: ${JSON.stringify(query)}`);
+    bindings.push({
+      signature: `${predicate}(${types.map((t) => `${t}:_`).join(", ")})`,
+      predicate,
+      slots: types.map((type) => ({ kind: "column", type })),
+      query: shapeQuery(predicate, types),
+      line: 0,
+      scan: null,
+    });
   }
-  return lines.length === 1 ? "facts:\n" : `${lines.join("\n")}\n`;
+  return { bindings, sqlTypes: new Map(), keys: new Map() };
 }

@@ -4,7 +4,7 @@
  */
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { quoteIdentifier, quoteString } from "../sql/literal.js";
+import { quoteIdentifier, quoteString } from "../print/postgres-literal.js";
 
 export interface SqlExecutor {
   /** One statement with `$n` parameters. */

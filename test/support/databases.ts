@@ -10,8 +10,14 @@ import pg from "pg";
 import { afterAll } from "vitest";
 
 export interface TestDatabase {
-  /** Rows of the last statement; `sql` may hold several statements when it returns nothing. */
-  query<Row = Record<string, unknown>>(sql: string): Promise<Row[]>;
+  /**
+   * Rows of the last statement; `sql` may hold several statements when it returns nothing and
+   * takes no parameters.
+   */
+  query<Row = Record<string, unknown>>(
+    sql: string,
+    parameters?: readonly unknown[],
+  ): Promise<Row[]>;
   /** Runs several statements (DDL, inserts). */
   exec(sql: string): Promise<void>;
 }
@@ -50,8 +56,8 @@ function pgliteEngine(): TestEngine {
       opened ??= PGlite.create();
       const lite = await opened;
       return {
-        async query<Row>(sql: string) {
-          return (await lite.query<Row>(sql)).rows;
+        async query<Row>(sql: string, parameters?: readonly unknown[]) {
+          return (await lite.query<Row>(sql, parameters ? [...parameters] : undefined)).rows;
         },
         async exec(sql: string) {
           await lite.exec(sql);
@@ -87,8 +93,10 @@ function postgresEngine(url: string): TestEngine {
       })();
       const client = await opened;
       return {
-        async query<Row>(sql: string) {
-          const result = await client.query(sql);
+        async query<Row>(sql: string, parameters?: readonly unknown[]) {
+          const result = parameters
+            ? await client.query(sql, [...parameters])
+            : await client.query(sql);
           const last = Array.isArray(result) ? result[result.length - 1] : result;
           return (last?.rows ?? []) as Row[];
         },

@@ -2,15 +2,15 @@
  * One scan for bindings that read the same row (data bindings `keys`, a project extension).
  * When a branch joins two plain scans of one table (`SELECT … FROM docs [WHERE …]`) on every
  * column of the table's declared key, both read the same row: they become one scan with both
- * conditions, `SELECT id, org_id, id FROM docs WHERE (c1) AND (c2)`. PostgreSQL cannot do this
+ * conditions, `SELECT id, org_id, id FROM docs WHERE (c1) AND (c2)` (printed from `Binding.scan`). PostgreSQL cannot do this
  * without knowing the key, and one scan lets one index serve both conditions (a partial index
  * on `org_id WHERE is_public`, say) where two scans probe the table once per candidate row.
  *
  * Runs on a resolved plan: a scan that also reads central or context rows stays as it is.
  */
-import type { Binding, DataBindings } from "../bindings/types.js";
-import { argColumn, type Branch, type SourceRef, type Term } from "../plan/ir.js";
-import { mapBranch } from "../plan/rewrite.js";
+import type { Binding, DataBindings } from "../../bindings/types.js";
+import { argColumn, type Branch, type SourceRef, type Term } from "../ir.js";
+import { mapBranch } from "../rewrite.js";
 import type { ResolvedPlan } from "./resolve.js";
 
 /** Merged bindings of one data bindings object, appended after its own. */
@@ -194,19 +194,19 @@ function mergedBinding(state: Merged, first: number, second: number): number {
   const b = bindingAt(state, second);
   const scanA = a.scan!;
   const scanB = b.scan!;
-  const conditions = [scanA.condition, scanB.condition].filter((c) => c !== null);
-  // A condition that may end in a `--` comment is closed on the next line.
-  const wrap = (c: string) => (c.includes("--") ? `(${c}\n)` : `(${c})`);
-  const condition = conditions.length > 0 ? conditions.map(wrap).join(" AND ") : null;
-  const items = [...scanA.items, ...scanB.items];
-  const query = `SELECT ${items.join(", ")} FROM ${scanA.table}${condition ? ` WHERE ${condition}` : ""}`;
   state.added.push({
     signature: `${a.signature} & ${b.signature}`,
     predicate: a.predicate,
     slots: [...a.slots, ...b.slots],
-    query,
+    query: "",
+    merged: true,
     line: a.line,
-    scan: { ...scanA, items, columns: [...scanA.columns, ...scanB.columns], condition },
+    scan: {
+      ...scanA,
+      items: [...scanA.items, ...scanB.items],
+      columns: [...scanA.columns, ...scanB.columns],
+      conditions: [...scanA.conditions, ...scanB.conditions],
+    },
   });
   const index = state.base.bindings.length + state.added.length - 1;
   state.byPair.set(pairKey, index);

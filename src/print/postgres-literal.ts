@@ -1,6 +1,7 @@
 /**
- * The one audited place where runtime values become PostgreSQL text (api-and-local-sql §5.3).
- * Every value the emitted SQL holds goes through these functions; nothing else quotes.
+ * The one audited place where runtime values become PostgreSQL text (docs/local-authorization.md,
+ * "Literals"). Every value the emitted SQL holds goes through these functions; nothing else
+ * quotes.
  *
  * Rules, and why:
  * - Strings are single-quoted with `'` doubled. A string holding a backslash is written as an
@@ -19,8 +20,9 @@
  *   column, `007` too since the column's text form would be `7`) renders as `null`: the
  *   caller drops that alternative, because the comparison could only be false.
  */
+
+import { castTypeName, normalizeSqlType, sqlTypeFamily } from "../bindings/sql-type.js";
 import { isPrimitiveType, parseInteger, type Value } from "../core/value.js";
-import { castTypeName, normalizeSqlType, sqlTypeFamily } from "./sql-type.js";
 
 /** A value that has no PostgreSQL literal (NUL, malformed integer, invalid SQL type name). */
 export class LiteralError extends Error {
@@ -86,8 +88,8 @@ export function renderInteger(id: string): string {
 }
 
 function renderBoolean(id: string): string {
-  if (id === "true") return "TRUE";
-  if (id === "false") return "FALSE";
+  if (id === "true") return "true";
+  if (id === "false") return "false";
   throw new LiteralError(`\`${id}\` is not a boolean`);
 }
 
@@ -114,7 +116,7 @@ function kindOf(type: string): ValueKind {
 
 /** How an entity id is written for a column of `sqlType`; null when no row can hold it. */
 function renderEntityId(id: string, sqlType: string | undefined, typed: boolean): string | null {
-  if (sqlType === undefined) return typed ? `CAST(${quoteString(id)} AS text)` : quoteString(id);
+  if (sqlType === undefined) return typed ? `cast(${quoteString(id)} as text)` : quoteString(id);
   const normalized = normalizedOrThrow(sqlType);
   const family = sqlTypeFamily(normalized);
   switch (family) {
@@ -126,9 +128,9 @@ function renderEntityId(id: string, sqlType: string | undefined, typed: boolean)
       return CANONICAL_DECIMAL.test(id) && !/^-0(?:\.0+)?$/.test(id) ? bareNumber(id) : null;
     case "uuid":
       if (!UUID_TEXT.test(id)) return null;
-      return typed ? `CAST(${quoteString(id)} AS uuid)` : quoteString(id);
+      return typed ? `cast(${quoteString(id)} as uuid)` : quoteString(id);
     case "other":
-      return typed ? `CAST(${quoteString(id)} AS ${castTypeName(normalized)})` : quoteString(id);
+      return typed ? `cast(${quoteString(id)} as ${castTypeName(normalized)})` : quoteString(id);
     default: {
       const _never: never = family;
       return _never;
@@ -140,7 +142,7 @@ function render(value: Value, sqlType: string | undefined, typed: boolean): stri
   const kind = kindOf(value.type);
   switch (kind) {
     case "String":
-      return typed ? `CAST(${quoteString(value.id)} AS text)` : quoteString(value.id);
+      return typed ? `cast(${quoteString(value.id)} as text)` : quoteString(value.id);
     case "Integer":
       return renderInteger(value.id);
     case "Boolean":
@@ -163,7 +165,7 @@ function render(value: Value, sqlType: string | undefined, typed: boolean): stri
  *   renderValue({ type: "String", id: "it's" })         // "'it''s'"
  *   renderValue({ type: "Ticket", id: "42" }, "bigint") // "42"
  *   renderValue({ type: "Ticket", id: "x" }, "bigint")  // null
- *   renderValue({ type: "Boolean", id: "true" })        // "TRUE"
+ *   renderValue({ type: "Boolean", id: "true" })        // "true"
  */
 export function renderValue(value: Value, sqlType?: string): string | null {
   return render(value, sqlType, false);
@@ -171,39 +173,32 @@ export function renderValue(value: Value, sqlType?: string): string | null {
 
 /**
  * A literal that carries its own type, for places where PostgreSQL cannot infer one: rows of
- * `VALUES (…)` and select lists. Quoted strings get `CAST(… AS <type>)` (`text` for String and
+ * `VALUES (…)` and select lists. Quoted strings get `cast(… as <type>)` (`text` for String and
  * for entities without `sqlType`); numbers and booleans are already typed. Null as in
  * `renderValue`.
  *
- *   renderTypedLiteral({ type: "User", id: "ada" })                // "CAST('ada' AS text)"
- *   renderTypedLiteral({ type: "Org", id: "a-1" }, "varchar(20)")  // "CAST('a-1' AS varchar)"
+ *   renderTypedLiteral({ type: "User", id: "ada" })                // "cast('ada' as text)"
+ *   renderTypedLiteral({ type: "Org", id: "a-1" }, "varchar(20)")  // "cast('a-1' as varchar)"
  */
 export function renderTypedLiteral(value: Value, sqlType?: string): string | null {
   return render(value, sqlType, true);
 }
 
 /**
- * A value as a statement parameter instead of a literal, for the central store's prepared
- * statements: appends the value's text to `parameters` and returns `CAST($n AS <type>)`.
- * Validation and null as in `renderValue`; integer-family ids are cast to `bigint`.
+ * The SQL type a parameter for a value of Polar type `type` is cast to: as `sqlTypeOf`, but
+ * integer-family entity ids are sent as `bigint` and decimals as `numeric` (the column's own
+ * type may be narrower; the comparison then widens).
  *
- *   renderParameter({ type: "User", id: "ada" }, undefined, params) // "CAST($1 AS text)"
+ *   parameterType("User", undefined) // "text"
+ *   parameterType("Ticket", "int4")  // "bigint"
  */
-export function renderParameter(
-  value: Value,
-  sqlType: string | undefined,
-  parameters: string[],
-): string | null {
-  const text = parameterText(value, sqlType);
-  if (text === null) return null;
-  let type = sqlTypeOf(value.type, sqlType);
-  if (kindOf(value.type) === "entity" && sqlType !== undefined) {
+export function parameterType(type: string, sqlType: string | undefined): string {
+  if (kindOf(type) === "entity" && sqlType !== undefined) {
     const family = sqlTypeFamily(normalizedOrThrow(sqlType));
-    if (family === "integer") type = "bigint";
-    if (family === "decimal") type = "numeric";
+    if (family === "integer") return "bigint";
+    if (family === "decimal") return "numeric";
   }
-  parameters.push(text);
-  return `CAST($${parameters.length} AS ${type})`;
+  return sqlTypeOf(type, sqlType);
 }
 
 /**
@@ -238,13 +233,4 @@ export function sqlTypeOf(type: string, sqlType?: string): string {
       return _never;
     }
   }
-}
-
-/**
- * A typed NULL, e.g. for a select-mode column whose variable is a wildcard (§5.2).
- *
- *   renderTypedNull("Ticket", "uuid") // "CAST(NULL AS uuid)"
- */
-export function renderTypedNull(type: string, sqlType?: string): string {
-  return `CAST(NULL AS ${sqlTypeOf(type, sqlType)})`;
 }

@@ -4,9 +4,9 @@
  * folded away, turned into `IN` lists or printed as VALUES holding only the columns used.
  */
 
-import type { BindingSlot } from "../bindings/types.js";
-import { canonicalValue } from "../check/facts.js";
-import type { Value } from "../core/value.js";
+import type { BindingSlot } from "../../bindings/types.js";
+import { canonicalValue } from "../../check/facts.js";
+import type { Value } from "../../core/value.js";
 import {
   argColumn,
   type Branch,
@@ -15,10 +15,10 @@ import {
   type Output,
   type SourceRef,
   type Term,
-} from "../plan/ir.js";
-import { mapBranch } from "../plan/rewrite.js";
+} from "../ir.js";
+import { mapBranch } from "../rewrite.js";
 import { NO_FACT_ROWS } from "./central-facts.js";
-import { conditionTerms, type Runtime, staticValue } from "./resolve.js";
+import { conditionTerms, type Runtime, staticValue } from "./runtime.js";
 
 export interface RowSource {
   readonly columns: readonly CteColumn[];

@@ -4,13 +4,10 @@
  * literals); central, context and param rows are handled in rows.ts; branches that cannot
  * hold disappear (also through empty recursive CTEs and `NOT EXISTS`).
  */
-import type { DataBindings } from "../bindings/types.js";
-import type { Value } from "../core/value.js";
-import { compareValues, valueEquals } from "../plan/compare.js";
-import { PlanError } from "../plan/errors.js";
-import type { Branch, Condition, Plan, RecursiveCte, Term } from "../plan/ir.js";
-import { tick } from "../source/diagnostic.js";
-import type { FactRows } from "./central-facts.js";
+import type { Value } from "../../core/value.js";
+import { tick } from "../../source/diagnostic.js";
+import { PlanError } from "../errors.js";
+import type { Branch, Condition, Plan, RecursiveCte, Term } from "../ir.js";
 import {
   factsFor,
   finishRowSources,
@@ -18,22 +15,9 @@ import {
   rowSourceOf,
   withBindingFacts,
 } from "./rows.js";
+import { conditionTerms, type Runtime, staticValue } from "./runtime.js";
 
-export interface Runtime {
-  /** Ids of each param (one for a single param, any number for a `many` param). */
-  readonly params: ReadonlyMap<string, readonly string[]>;
-  readonly facts: FactRows;
-  /** `@current_unix_time`. */
-  readonly now: bigint;
-  /** Whether the value can be written for a column of its type (else it matches nothing). */
-  readonly renderable: (value: Value) => boolean;
-  readonly bindings: DataBindings;
-  /**
-   * Outputs are the answer itself (select mode): a value SQL cannot write is an error rather
-   * than a dropped row. Elsewhere outputs only meet the caller's column, which cannot hold it.
-   */
-  readonly strictOutputs?: boolean;
-}
+export type { Runtime } from "./runtime.js";
 
 export interface ResolvedPlan {
   /** Null where a CTE turned out empty (nothing reads it any more). */
@@ -106,28 +90,6 @@ function mayHold(branch: Branch, runtime: Runtime, dead: ReadonlySet<number>): b
   return true;
 }
 
-/**
- * The value of a literal, a single param or the clock; null for other terms. Params and the
- * clock stay in the plan and are rendered from these values when printed.
- */
-export function staticValue(term: Term, runtime: Pick<Runtime, "params" | "now">): Value | null {
-  switch (term.kind) {
-    case "literal":
-      return term.value;
-    case "time":
-      return { type: "Integer", id: `${runtime.now}` };
-    case "param": {
-      const ids = runtime.params.get(term.name) ?? [];
-      if (ids.length !== 1) {
-        throw new Error(`internal: param \`${term.name}\` needs exactly one id, got ${ids.length}`);
-      }
-      return { type: term.type, id: ids[0]! };
-    }
-    default:
-      return null;
-  }
-}
-
 type Classified =
   | { kind: "static"; value: Value }
   | { kind: "row"; alias: string; index: number }
@@ -150,30 +112,6 @@ function classify(
     };
   }
   return null;
-}
-
-/** The terms of a compare/in condition, its evaluation given their values. */
-export function conditionTerms(
-  condition: Condition,
-): { terms: Term[]; test: (values: Value[]) => boolean } | null {
-  switch (condition.kind) {
-    case "compare":
-      return {
-        terms: [condition.left, condition.right],
-        test: ([a, b]) => compareValues(condition.op, a!, b!),
-      };
-    case "in":
-      return {
-        terms: [condition.term, ...condition.values],
-        test: ([element, ...values]) => values.some((v) => valueEquals(element!, v)),
-      };
-    case "not_exists":
-      return null;
-    default: {
-      const _never: never = condition;
-      return _never;
-    }
-  }
 }
 
 /** Whether a literal in this condition makes it impossible (or always true) in SQL. */

@@ -2,8 +2,8 @@
  * Facts that are not in the caller's database: the central store and the request's context
  * facts. Local SQL inlines the ones a question can use (api-and-local-sql §5.4).
  */
-import { canonicalFact } from "../check/facts.js";
-import type { GroundFact, Value } from "../core/value.js";
+import { canonicalFact } from "../../check/facts.js";
+import type { GroundFact, Value } from "../../core/value.js";
 
 /**
  * Where stored (central) facts come from. `facts` may ignore `pattern` and `types` and return

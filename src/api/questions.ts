@@ -1,0 +1,279 @@
+/**
+ * Questions as the compiler takes them: a planner goal, the request's ids (params), what the
+ * statement returns (its shape) and the request's context facts. Every endpoint, local or
+ * central, builds one of these from its parsed body and hands it to `localStatement` with a
+ * parsed data bindings object; nothing here reads or writes text.
+ */
+import type { DataBindings } from "../bindings/types.js";
+import { checkFact } from "../check/facts.js";
+import { type Program, predicateKey } from "../check/program.js";
+import {
+  type GroundFact,
+  isAbstractType,
+  isPrimitiveType,
+  parseInteger,
+  type Value,
+} from "../core/value.js";
+import type { Shape } from "../lower/lower.js";
+import type { Goal, GoalCall, GoalVariable } from "../plan/goal.js";
+import { cachedPlan } from "../plan/plan.js";
+import type { CentralFacts } from "../plan/resolve/central-facts.js";
+import type { Dialect } from "../print/dialect.js";
+import { printPlan, type Statement } from "../print/statement.js";
+import { tick } from "../source/diagnostic.js";
+
+/** A request the local endpoints reject (HTTP 400); the message follows the house style. */
+export class LocalQueryError extends Error {
+  override readonly name = "LocalQueryError";
+  readonly code = "P601";
+}
+
+export interface LocalQuestion {
+  readonly goal: Goal;
+  /** Ids of each param variable of the goal. */
+  readonly params: ReadonlyMap<string, readonly string[]>;
+  readonly shape: Shape;
+  readonly contextFacts: readonly GroundFact[];
+}
+
+export interface StatementOptions {
+  readonly dialect?: Dialect;
+  /** Stored facts that are not in the caller's database; none by default. */
+  readonly central?: CentralFacts;
+  /** Unix seconds for `@current_unix_time`; defaults to the system clock. */
+  readonly now?: () => bigint;
+  /** Values as cast placeholders with their texts apart, instead of literals. */
+  readonly writing?: "literals" | "parameters";
+  /** False prints afresh, neither reusing nor keeping a text printed for the shape. */
+  readonly cacheText?: boolean;
+}
+
+/**
+ * The statement that answers a question over these bindings.
+ *
+ *   localStatement(program, bindings, authorizeQuestion(program, query)).sql
+ */
+export function localStatement(
+  program: Program,
+  bindings: DataBindings,
+  question: LocalQuestion,
+  options: StatementOptions = {},
+): Statement {
+  const plan = cachedPlan(program, bindings, question.goal);
+  return printPlan(plan, bindings, question.params, question.shape, {
+    ...options,
+    contextFacts: question.contextFacts,
+  });
+}
+
+/** The parts of an authorize, actions or list body that make a question. */
+export interface AllowQuery {
+  readonly actor_type: string;
+  readonly actor_id: string;
+  readonly action?: string;
+  readonly resource_type: string;
+  readonly resource_id?: string;
+  readonly context_facts: readonly GroundFact[];
+}
+
+const ALLOW: readonly string[] = ["actor", "action", "resource"];
+
+function allowQuestion(
+  program: Program,
+  query: AllowQuery,
+  action: GoalVariable,
+  resource: GoalVariable,
+  outputs: readonly string[],
+  shape: Shape,
+  outer: string | null = null,
+): LocalQuestion {
+  const answerable = !isAbstractType(query.actor_type) && !isAbstractType(query.resource_type);
+  const params = new Map<string, readonly string[]>([["actor", [query.actor_id]]]);
+  if (query.resource_id !== undefined) params.set("resource", [query.resource_id]);
+  return {
+    goal: {
+      calls: answerable ? [{ name: "allow", args: ALLOW }] : [],
+      variables: new Map([
+        ["actor", { kind: "param", type: query.actor_type, many: false }],
+        ["action", action],
+        ["resource", resource],
+      ]),
+      outputs,
+      outer,
+    },
+    params,
+    shape,
+    contextFacts: checkedContextFacts(program, query.context_facts),
+  };
+}
+
+/** May the actor do `action` on the resource: one row, boolean column `allowed`. */
+export function authorizeQuestion(
+  program: Program,
+  query: AllowQuery & { readonly action: string; readonly resource_id: string },
+): LocalQuestion {
+  return allowQuestion(
+    program,
+    query,
+    { kind: "literal", value: { type: "String", id: query.action } },
+    { kind: "param", type: query.resource_type, many: false },
+    [],
+    { kind: "exists", column: "allowed" },
+  );
+}
+
+/** The actor's actions on the resource: one row per action, column `actions`. */
+export function actionsQuestion(
+  program: Program,
+  query: AllowQuery & { readonly resource_id: string },
+): LocalQuestion {
+  return allowQuestion(
+    program,
+    query,
+    { kind: "free", type: "String" },
+    { kind: "param", type: query.resource_type, many: false },
+    ["action"],
+    { kind: "actions" },
+  );
+}
+
+/** The resources of a type the actor may act on, as `<column> IN (…)`. */
+export function listQuestion(
+  program: Program,
+  query: AllowQuery & { readonly action: string },
+  column: string,
+): LocalQuestion {
+  return allowQuestion(
+    program,
+    query,
+    { kind: "literal", value: { type: "String", id: query.action } },
+    { kind: "free", type: query.resource_type },
+    ["resource"],
+    { kind: "filter", column },
+    "resource",
+  );
+}
+
+/** `evaluate_query`'s query object. */
+export interface EvaluateQuery {
+  readonly predicate: readonly [string, readonly string[]];
+  readonly calls: readonly (readonly [string, readonly string[]])[];
+  readonly constraints: Readonly<
+    Record<string, { readonly type: string; readonly ids: readonly string[] | null }>
+  >;
+  readonly context_facts: readonly GroundFact[];
+}
+
+/** What `evaluate_query` returns: named columns (select) or a filter over the caller's column. */
+export type EvaluateMode =
+  | {
+      readonly mode: "select";
+      readonly query_vars_to_output_column_names: Readonly<Record<string, string>>;
+    }
+  | { readonly mode: "filter"; readonly query_var: string; readonly output_column_name: string };
+
+/** An `evaluate_query` question in select or filter mode. */
+export function evaluateQuestion(
+  program: Program,
+  bindings: DataBindings,
+  query: EvaluateQuery,
+  mode: EvaluateMode,
+): LocalQuestion {
+  const calls: GoalCall[] = [query.predicate, ...query.calls].map(([name, args]) => ({
+    name,
+    args,
+  }));
+  for (const call of calls) {
+    knownPredicate(program, bindings, call);
+    for (const arg of call.args) {
+      if (!Object.hasOwn(query.constraints, arg)) {
+        throw new LocalQueryError(`variable ${tick(arg)} has no constraint`);
+      }
+    }
+  }
+  const variables = new Map<string, GoalVariable>();
+  const params = new Map<string, readonly string[]>();
+  let answerable = true;
+  for (const [name, { type, ids }] of Object.entries(query.constraints)) {
+    if (isAbstractType(type)) {
+      throw new LocalQueryError(`query variables need a concrete type, not ${tick(type)}`);
+    }
+    if (ids === null) {
+      variables.set(name, { kind: "free", type });
+    } else if (isPrimitiveType(type) && ids.length === 1) {
+      const value = primitiveValue(type, ids[0]!);
+      if (value) variables.set(name, { kind: "literal", value });
+      else {
+        answerable = false;
+        variables.set(name, { kind: "free", type });
+      }
+    } else {
+      const values = [
+        ...new Set(
+          ids.flatMap((id) => {
+            const value = isPrimitiveType(type) ? primitiveValue(type, id) : { type, id };
+            return value ? [value.id] : [];
+          }),
+        ),
+      ];
+      variables.set(name, { kind: "param", type, many: values.length !== 1 });
+      params.set(name, values);
+    }
+  }
+  let outputs: string[];
+  let shape: Shape;
+  let outer: string | null = null;
+  if (mode.mode === "select") {
+    outputs = Object.keys(mode.query_vars_to_output_column_names);
+    const names = outputs.map((v) => mode.query_vars_to_output_column_names[v]!);
+    shape = names.length === 0 ? { kind: "exists", column: "result" } : { kind: "select", names };
+  } else {
+    outputs = [mode.query_var];
+    outer = mode.query_var;
+    shape = { kind: "filter", column: mode.output_column_name };
+  }
+  for (const output of outputs) {
+    if (!variables.has(output)) {
+      throw new LocalQueryError(`variable ${tick(output)} has no constraint`);
+    }
+  }
+  return {
+    goal: { calls: answerable ? calls : [], variables, outputs, outer },
+    params,
+    shape,
+    contextFacts: checkedContextFacts(program, query.context_facts),
+  };
+}
+
+function knownPredicate(program: Program, bindings: DataBindings, call: GoalCall): void {
+  const key = predicateKey(call.name, call.args.length);
+  if (program.rules.has(key) || program.factSignatures.has(key)) return;
+  const bound = bindings.bindings.some(
+    (b) => b.predicate === call.name && b.slots.length === call.args.length,
+  );
+  if (!bound) throw new LocalQueryError(`unknown predicate ${tick(key)}`);
+}
+
+/** A primitive id as a value, or null when no value of the type has this id. */
+function primitiveValue(type: string, id: string): Value | null {
+  if (type === "Integer") {
+    const parsed = parseInteger(id);
+    return parsed === null ? null : { type, id: parsed.toString() };
+  }
+  if (type === "Boolean") return id === "true" || id === "false" ? { type, id } : null;
+  return { type, id };
+}
+
+function checkedContextFacts(program: Program, facts: readonly GroundFact[]): GroundFact[] {
+  for (const fact of facts) {
+    const problem = checkFact(program, fact);
+    if (problem) throw new LocalQueryError(`context fact: ${problem.message}`);
+    // PostgreSQL text cannot hold NUL: such a fact could never be written into the statement.
+    if (fact.args.some((arg) => arg.type.includes("\u0000") || arg.id.includes("\u0000"))) {
+      throw new LocalQueryError(
+        `context fact: \`${fact.predicate}\` has an argument with a NUL character, which PostgreSQL text cannot hold`,
+      );
+    }
+  }
+  return [...facts];
+}

@@ -1,0 +1,124 @@
+/**
+ * The WITH clause: one CTE per data binding the plan reads (the caller's query, inlined where
+ * the engine allows it), then the plan's recursive CTEs.
+ *
+ * A recursive CTE is `name(columns) AS (seed UNION … UNION <steps>)`. Each step reads the CTE
+ * once, as `self`. Engines that allow one self reference (PostgreSQL) run every step for each
+ * new row in one recursive term over a LATERAL union; `OFFSET 0` keeps each step a per-row
+ * subquery, because PostgreSQL badly overestimates recursive CTEs and would otherwise scan
+ * whole tables on every iteration instead of probing their indexes with the row's values.
+ * Other engines take one recursive SELECT per step.
+ */
+import {
+  AliasNode,
+  CommonTableExpressionNameNode,
+  CommonTableExpressionNode,
+  JoinNode,
+  type OperationNode,
+  type SelectQueryNode,
+  WithNode,
+} from "kysely";
+import type { Binding } from "../bindings/types.js";
+import type { Branch, RecursiveCte } from "../plan/ir.js";
+import { argColumn } from "../plan/ir.js";
+import { branchNode, cteValueNode } from "./branch.js";
+import { aliasName, type Lowering } from "./context.js";
+import {
+  callerSql,
+  columnRef,
+  conjunction,
+  correlation,
+  parens,
+  select,
+  tableAs,
+  union,
+  unionOfParenthesized,
+} from "./nodes.js";
+
+/** The statement's WITH clause; undefined when it reads no binding and no recursive CTE. */
+export function withClause(lowering: Lowering): WithNode | undefined {
+  const expressions: CommonTableExpressionNode[] = [];
+  for (const [index, name] of lowering.bindingNames) {
+    expressions.push(bindingCte(lowering, lowering.bindings.bindings[index]!, name));
+  }
+  let recursive = false;
+  lowering.plan.ctes.forEach((cte, index) => {
+    if (!cte) return;
+    recursive ||= cte.steps.length > 0;
+    expressions.push(recursiveCte(lowering, cte, lowering.cteNames.get(index)!));
+  });
+  const [first, ...rest] = expressions;
+  if (!first) return undefined;
+  return rest.reduce(
+    (node, expression) => WithNode.cloneWithExpression(node, expression),
+    WithNode.create(first, { recursive }),
+  );
+}
+
+/** The SELECT with the WITH clause it needs. */
+export function withPrefix(lowering: Lowering, node: SelectQueryNode): SelectQueryNode {
+  const clause = withClause(lowering);
+  return clause ? Object.freeze({ ...node, with: clause }) : node;
+}
+
+function bindingCte(lowering: Lowering, binding: Binding, name: string): CommonTableExpressionNode {
+  const columns = binding.slots.flatMap((slot, i) =>
+    slot.kind === "column" ? [argColumn(i)] : [],
+  );
+  const node = CommonTableExpressionNode.create(
+    CommonTableExpressionNameNode.create(name, columns),
+    binding.merged ? scanNode(binding) : parens(callerSql(binding.query)),
+  );
+  return lowering.rules.inlineHint
+    ? CommonTableExpressionNode.cloneWith(node, { materialized: false })
+    : node;
+}
+
+/** A merged keyed scan: `SELECT items FROM table WHERE (c1) AND (c2)`, from the caller's parts. */
+function scanNode(binding: Binding): SelectQueryNode {
+  const scan = binding.scan!;
+  return select({
+    selections: scan.items.map(callerSql),
+    from: [callerSql(scan.table)],
+    where: conjunction(scan.conditions.map((c) => parens(callerSql(c)))),
+  });
+}
+
+function recursiveCte(
+  lowering: Lowering,
+  cte: RecursiveCte,
+  name: string,
+): CommonTableExpressionNode {
+  const columns = cte.columns.map((c) => c.name);
+  const outputsOf = (branch: Branch) =>
+    branch.outputs.map((output, i) => cteValueNode(lowering, output, cte.columns[i]!));
+  const seeds = cte.seeds.map((seed) => branchNode(lowering, seed, outputsOf(seed)));
+  const self = tableAs(name, aliasName(lowering, cte.self));
+  let steps: SelectQueryNode[] = [];
+  if (cte.steps.length > 0 && lowering.rules.recursion === "lateral") {
+    const lateral = aliasName(lowering, "step");
+    const bodies = cte.steps.map((step) =>
+      branchNode(lowering, step, outputsOf(step), { offsetZero: true }),
+    );
+    const stepTable = AliasNode.create(stepsNode(bodies), correlation(lateral, columns));
+    steps = [
+      select({
+        selections: columns.map((c) => columnRef(lateral, c)),
+        from: [self],
+        joins: [JoinNode.create("LateralCrossJoin", stepTable)],
+      }),
+    ];
+  } else {
+    steps = cte.steps.map((step) =>
+      branchNode(lowering, step, outputsOf(step), { leading: [self] }),
+    );
+  }
+  return CommonTableExpressionNode.create(
+    CommonTableExpressionNameNode.create(name, columns),
+    union([...seeds, ...steps], false),
+  );
+}
+
+function stepsNode(bodies: readonly SelectQueryNode[]): OperationNode {
+  return bodies.length === 1 ? bodies[0]! : parens(unionOfParenthesized(bodies));
+}

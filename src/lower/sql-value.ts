@@ -1,0 +1,41 @@
+/**
+ * Values in the SQL tree. A plan value (a policy constant, a question param, the clock) becomes
+ * a Kysely `ValueNode` whose payload is a `SqlValue`; the dialect's printer decides how it is
+ * written: an inlined literal, a `$n` parameter, or a slot of a printed template. The tree
+ * itself never holds SQL text for a value.
+ */
+import { type OperationNode, ValueNode } from "kysely";
+import type { LiteralTerm, ParamTerm, TimeTerm } from "../plan/ir.js";
+
+/** Where a value comes from: a constant, a question param, or the clock. */
+export type ValueOrigin = LiteralTerm | ParamTerm | TimeTerm;
+
+export interface SqlValue {
+  readonly kind: "sql-value";
+  readonly origin: ValueOrigin;
+  /** The `sql_types` entry of an entity value's type. */
+  readonly sqlType: string | undefined;
+  /**
+   * Carries its SQL type (a select list, a row of a derived table): the engine cannot infer
+   * one from a column there.
+   */
+  readonly typed: boolean;
+}
+
+/**
+ * The node for a plan value.
+ *
+ *   valueNode({ kind: "param", name: "actor", type: "User" }, "integer", false)
+ */
+export function valueNode(
+  origin: ValueOrigin,
+  sqlType: string | undefined,
+  typed: boolean,
+): OperationNode {
+  const value: SqlValue = { kind: "sql-value", origin, sqlType, typed };
+  return ValueNode.create(value);
+}
+
+export function isSqlValue(value: unknown): value is SqlValue {
+  return typeof value === "object" && value !== null && (value as SqlValue).kind === "sql-value";
+}

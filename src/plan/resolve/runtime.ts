@@ -1,0 +1,70 @@
+/**
+ * What resolving a cached plan reads of one request: its params, the clock, the fact rows
+ * from outside the caller's database, and which values the target can write.
+ */
+import type { DataBindings } from "../../bindings/types.js";
+import { compareValues, type Value, valuesEqual } from "../../core/value.js";
+import type { Condition, Term } from "../ir.js";
+import type { FactRows } from "./central-facts.js";
+
+export interface Runtime {
+  /** Ids of each param (one for a single param, any number for a `many` param). */
+  readonly params: ReadonlyMap<string, readonly string[]>;
+  readonly facts: FactRows;
+  /** `@current_unix_time`. */
+  readonly now: bigint;
+  /** Whether the value can be written for a column of its type (else it matches nothing). */
+  readonly renderable: (value: Value) => boolean;
+  readonly bindings: DataBindings;
+  /**
+   * Outputs are the answer itself (select mode): a value SQL cannot write is an error rather
+   * than a dropped row. Elsewhere outputs only meet the caller's column, which cannot hold it.
+   */
+  readonly strictOutputs?: boolean;
+}
+
+/**
+ * The value of a literal, a single param or the clock; null for other terms. Params and the
+ * clock stay in the plan and are rendered from these values when printed.
+ */
+export function staticValue(term: Term, runtime: Pick<Runtime, "params" | "now">): Value | null {
+  switch (term.kind) {
+    case "literal":
+      return term.value;
+    case "time":
+      return { type: "Integer", id: `${runtime.now}` };
+    case "param": {
+      const ids = runtime.params.get(term.name) ?? [];
+      if (ids.length !== 1) {
+        throw new Error(`internal: param \`${term.name}\` needs exactly one id, got ${ids.length}`);
+      }
+      return { type: term.type, id: ids[0]! };
+    }
+    default:
+      return null;
+  }
+}
+
+/** The terms of a compare/in condition, its evaluation given their values. */
+export function conditionTerms(
+  condition: Condition,
+): { terms: Term[]; test: (values: Value[]) => boolean } | null {
+  switch (condition.kind) {
+    case "compare":
+      return {
+        terms: [condition.left, condition.right],
+        test: ([a, b]) => compareValues(condition.op, a!, b!),
+      };
+    case "in":
+      return {
+        terms: [condition.term, ...condition.values],
+        test: ([element, ...values]) => values.some((v) => valuesEqual(element!, v)),
+      };
+    case "not_exists":
+      return null;
+    default: {
+      const _never: never = condition;
+      return _never;
+    }
+  }
+}

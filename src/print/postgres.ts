@@ -1,0 +1,84 @@
+/**
+ * PostgreSQL (12 and later, PGlite included). Strings compare exactly with `=` under the
+ * database's deterministic collations; ordering uses `COLLATE "C"`, which is code point order
+ * for UTF-8. Recursive CTEs allow one self reference, so several steps run through one LATERAL
+ * union; binding CTEs are `NOT MATERIALIZED` so that conditions reach the caller's tables.
+ */
+import {
+  AliasNode,
+  type OperationNode,
+  ParensNode,
+  PostgresQueryCompiler,
+  RawNode,
+  ValueListNode,
+  ValuesNode,
+} from "kysely";
+import type { Value } from "../core/value.js";
+import { binary, correlation } from "../lower/nodes.js";
+import type { Dialect } from "./dialect.js";
+import {
+  LiteralError,
+  parameterText,
+  parameterType,
+  quoteIdentifier,
+  renderTypedLiteral,
+  renderValue,
+  sqlTypeOf,
+} from "./postgres-literal.js";
+
+/** Kysely's PostgreSQL compiler, refusing identifiers PostgreSQL would change or cannot hold. */
+class PostgresCompiler extends PostgresQueryCompiler {
+  protected override sanitizeIdentifier(identifier: string): string {
+    return quoteIdentifier(identifier).slice(1, -1);
+  }
+}
+
+function written(value: Value, sqlType: string | undefined, typed: boolean): string | null {
+  try {
+    return typed ? renderTypedLiteral(value, sqlType) : renderValue(value, sqlType);
+  } catch (error) {
+    if (error instanceof LiteralError) return null;
+    throw error;
+  }
+}
+
+function writable(value: Value, sqlType: string | undefined, typed: boolean): string {
+  const text = written(value, sqlType, typed);
+  if (text === null) throw new Error(`internal: unwritable ${value.type} value ${value.id}`);
+  return text;
+}
+
+export const postgres: Dialect = {
+  name: "postgres",
+  compiler: PostgresCompiler,
+  recursion: "lateral",
+  inlineHint: true,
+
+  canWrite: (value, sqlType) => written(value, sqlType, false) !== null,
+  literal: writable,
+  parameter(value, sqlType) {
+    writable(value, sqlType, false);
+    return parameterText(value, sqlType)!;
+  },
+  parameterType,
+  castType: (polarType, sqlType) => sqlTypeOf(polarType, sqlType),
+
+  compare(op, left, right, type) {
+    const operator = op === "!=" ? "<>" : op;
+    const ordering = operator !== "=" && operator !== "<>";
+    // Code point order, as the language orders strings.
+    const operand = ordering && type === "String" ? collateC(left) : left;
+    return binary(operand, operator, right);
+  },
+  codePointOrder: collateC,
+  member: (term, values) => binary(term, "in", ValueListNode.create(values)),
+  rowsTable(alias, columns, rows) {
+    const values = ValuesNode.create(rows.map((row) => ValueListNode.create(row)));
+    return AliasNode.create(ParensNode.create(values), correlation(alias, columns));
+  },
+};
+
+/** `node COLLATE "C"`: Kysely has collations on column definitions and ORDER BY items only. */
+function collateC(node: OperationNode): OperationNode {
+  return RawNode.create(["", ' collate "C"'], [node]);
+}

@@ -1,0 +1,156 @@
+/**
+ * Printing: the SQL tree to text with the dialect's Kysely compiler, extended in three ways.
+ * Plan values (`SqlValue` nodes) are written as the caller asks: inlined literals, `$n`
+ * parameters, or recorded template slots (offsets into the text, filled per request by
+ * template.ts). Names we generate print bare (they are lowercase ASCII and never keywords);
+ * names the caller chose print quoted. Each CTE starts a line of its own.
+ */
+import type { DefaultQueryCompiler, OperationNode, RootOperationNode, WithNode } from "kysely";
+import { RawNode, SelectQueryNode } from "kysely";
+import type { Value } from "../core/value.js";
+import { isSqlValue, type SqlValue } from "../lower/sql-value.js";
+import { termType } from "../plan/ir.js";
+import { staticValue } from "../plan/resolve/runtime.js";
+import type { Dialect } from "./dialect.js";
+
+/** The request values that params and the clock stand for. */
+export interface ValueRuntime {
+  readonly params: ReadonlyMap<string, readonly string[]>;
+  readonly now: bigint;
+}
+
+/** How plan values are written. */
+export type Writing =
+  /** Every value inlined as a literal. */
+  | { readonly kind: "literals"; readonly runtime: ValueRuntime }
+  /** Every value a cast placeholder; `Printed.parameters` holds the values in order. */
+  | { readonly kind: "parameters" }
+  /** Constants inlined; params and the clock left as slots for template.ts to fill. */
+  | { readonly kind: "template" };
+
+export interface Slot {
+  /** Offset in the printed text where the value goes. */
+  readonly at: number;
+  readonly value: SqlValue;
+}
+
+export interface Printed {
+  readonly sql: string;
+  /** The value of each placeholder, the first first (parameters writing only). */
+  readonly parameters: readonly SqlValue[];
+  /** Template writing only, in text order. */
+  readonly slots: readonly Slot[];
+}
+
+/** The value a `SqlValue` stands for in this request. */
+export function requestValue(value: SqlValue, runtime: ValueRuntime): Value {
+  const resolved = staticValue(value.origin, runtime);
+  if (!resolved) throw new Error("internal: a plan value without a value");
+  return resolved;
+}
+
+const BARE = /^[a-z_][a-z0-9_]*$/;
+
+interface PrinterState {
+  readonly dialect: Dialect;
+  readonly writing: Writing;
+  readonly callerNames: ReadonlySet<string>;
+  readonly slots: Slot[];
+}
+
+type CompilerClass = new () => DefaultQueryCompiler;
+type PrinterClass = new (state: PrinterState) => DefaultQueryCompiler;
+
+function printerClass(Base: CompilerClass): PrinterClass {
+  // Kysely's compilers keep their hooks protected; the subclass reaches them.
+  const Compiler = Base as unknown as new () => Hooks;
+  class Printer extends Compiler {
+    constructor(private readonly state: PrinterState) {
+      super();
+    }
+
+    protected override appendValue(payload: unknown): void {
+      if (!isSqlValue(payload)) {
+        super.appendValue(payload);
+        return;
+      }
+      const { dialect, writing } = this.state;
+      switch (writing.kind) {
+        case "template":
+          if (payload.origin.kind !== "literal") {
+            this.state.slots.push({ at: this.getSql().length, value: payload });
+            return;
+          }
+          this.append(dialect.literal(payload.origin.value, payload.sqlType, payload.typed));
+          return;
+        case "literals": {
+          const value = requestValue(payload, writing.runtime);
+          this.append(dialect.literal(value, payload.sqlType, payload.typed));
+          return;
+        }
+        case "parameters": {
+          const type = dialect.parameterType(termType(payload.origin), payload.sqlType);
+          this.addParameter(payload);
+          this.append(`cast(${this.getCurrentParameterPlaceholder()} as ${type})`);
+          return;
+        }
+        default: {
+          const _never: never = writing;
+          throw new Error(`internal: unknown writing ${String(_never)}`);
+        }
+      }
+    }
+
+    protected override visitIdentifier(node: { readonly name: string }): void {
+      if (BARE.test(node.name) && !this.state.callerNames.has(node.name)) this.append(node.name);
+      else super.visitIdentifier(node);
+    }
+
+    protected override visitWith(node: WithNode): void {
+      this.append(node.recursive ? "with recursive\n  " : "with\n  ");
+      this.compileList(node.expressions, ",\n  ");
+      this.append("\n");
+    }
+  }
+  return Printer as unknown as PrinterClass;
+}
+
+/** The protected hooks of Kysely's compilers that the printer overrides or calls. */
+declare class Hooks {
+  protected getSql(): string;
+  protected append(text: string): void;
+  protected appendValue(value: unknown): void;
+  protected addParameter(value: unknown): void;
+  protected getCurrentParameterPlaceholder(): string;
+  protected compileList(nodes: readonly OperationNode[], separator?: string): void;
+  protected visitIdentifier(node: { readonly name: string }): void;
+  protected visitWith(node: WithNode): void;
+}
+
+const printers = new WeakMap<CompilerClass, PrinterClass>();
+
+/**
+ * Prints a lowered statement in `dialect`.
+ *
+ *   printTree(postgres, lowered.node, { kind: "literals", runtime }, lowered.callerNames).sql
+ */
+export function printTree(
+  dialect: Dialect,
+  node: OperationNode,
+  writing: Writing,
+  callerNames: ReadonlySet<string>,
+): Printed {
+  let Printer = printers.get(dialect.compiler);
+  if (!Printer) {
+    Printer = printerClass(dialect.compiler);
+    printers.set(dialect.compiler, Printer);
+  }
+  const slots: Slot[] = [];
+  const compiler = new Printer({ dialect, writing, callerNames, slots });
+  // A statement is a SELECT; a `list_query` fragment is an expression, printed through a raw node.
+  const root = (
+    SelectQueryNode.is(node) ? node : RawNode.createWithChild(node)
+  ) as RootOperationNode;
+  const compiled = compiler.compileQuery(root, { queryId: "polar-sql" } as never);
+  return { sql: compiled.sql, parameters: compiled.parameters as SqlValue[], slots };
+}

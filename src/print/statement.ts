@@ -1,0 +1,257 @@
+/**
+ * From a cached plan to SQL for one request: resolve the request's values (params, central and
+ * context facts, the clock), merge keyed scans, lower to the SQL tree and print it in the
+ * dialect. When nothing but params and the clock differs between requests of a shape, the
+ * statement is printed once as a template and each request only fills in its values.
+ */
+import type { OperationNode } from "kysely";
+import type { DataBindings } from "../bindings/types.js";
+import type { GroundFact, Value } from "../core/value.js";
+import { type Lowered, lowerStatement, type Shape } from "../lower/lower.js";
+import type { Branch, Plan, SourceRef, Term } from "../plan/ir.js";
+import { type CentralFacts, factRows, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
+import { resolvePlan } from "../plan/resolve/resolve.js";
+import { factsFor } from "../plan/resolve/rows.js";
+import { conditionTerms } from "../plan/resolve/runtime.js";
+import { mergeKeyedScans } from "../plan/resolve/scans.js";
+import { mapBranch } from "../plan/rewrite.js";
+import type { Dialect } from "./dialect.js";
+import { postgres } from "./postgres.js";
+import { printTree, type ValueRuntime } from "./printer.js";
+import { fillTemplate, parameterTexts, type Template, templateOf } from "./template.js";
+
+export interface PrintOptions {
+  /** The engine the statement is for; PostgreSQL by default. */
+  readonly dialect?: Dialect;
+  readonly central?: CentralFacts;
+  readonly contextFacts?: readonly GroundFact[];
+  /** Unix seconds for `@current_unix_time`; defaults to the system clock. */
+  readonly now?: () => bigint;
+  /**
+   * `parameters` writes every value as a cast placeholder (`$1`, …) and returns the values
+   * apart: the central store prepares one statement per text. Only for bindings whose columns
+   * have the SQL types of their Polar types (as the fact table's do). Literals by default.
+   */
+  readonly writing?: "literals" | "parameters";
+  /** False prints afresh, neither reusing nor keeping a text printed for the shape. */
+  readonly cacheText?: boolean;
+}
+
+/** SQL text, and the parameter values when printed with parameters. */
+export interface Statement {
+  readonly sql: string;
+  readonly parameters: readonly string[];
+}
+
+function systemNow(): bigint {
+  return BigInt(Math.floor(Date.now() / 1000));
+}
+
+/**
+ * Whether a value can be written for a column of its type in this dialect (else it matches
+ * nothing). Answers are kept per bindings: central facts recur in every request.
+ */
+export function renderableIn(bindings: DataBindings, dialect: Dialect): (value: Value) => boolean {
+  let byDialect = renderableCache.get(bindings);
+  if (!byDialect) {
+    byDialect = new Map();
+    renderableCache.set(bindings, byDialect);
+  }
+  let answers = byDialect.get(dialect.name);
+  if (!answers) {
+    answers = new Map();
+    byDialect.set(dialect.name, answers);
+  }
+  const known = answers;
+  return (value) => {
+    const key = `${value.type}\u0000${value.id}`;
+    let answer = known.get(key);
+    if (answer === undefined) {
+      answer = dialect.canWrite(value, bindings.sqlTypes.get(value.type));
+      if (known.size >= MAX_RENDERABLE_ANSWERS) known.clear();
+      known.set(key, answer);
+    }
+    return answer;
+  };
+}
+
+const renderableCache = new WeakMap<DataBindings, Map<string, Map<string, boolean>>>();
+const MAX_RENDERABLE_ANSWERS = 20_000;
+
+/**
+ * The statement for `plan` with this request's values.
+ *
+ *   printPlan(plan, bindings, new Map([["actor", ["17"]]]), { kind: "exists", column: "allowed" })
+ *   // { sql: "with\n  polar_c0(arg0) as not materialized (…)\n select exists (…) as allowed", parameters: [] }
+ */
+export function printPlan(
+  plan: Plan,
+  bindings: DataBindings,
+  params: ReadonlyMap<string, readonly string[]>,
+  shape: Shape,
+  options: PrintOptions = {},
+): Statement {
+  const dialect = options.dialect ?? postgres;
+  const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
+  const renderable = renderableIn(bindings, dialect);
+  const facts = factRows(options.central ?? NO_CENTRAL_FACTS, options.contextFacts ?? []);
+  const lower = (): Lowered => {
+    const resolved = resolvePlan(plan, {
+      ...runtime,
+      facts,
+      renderable,
+      bindings,
+      strictOutputs: shape.kind === "select",
+    });
+    const scans = mergeKeyedScans(resolved, bindings);
+    return lowerStatement(scans.plan, plan.outputs, scans.bindings, shape, dialect);
+  };
+  const writing = options.writing ?? "literals";
+  const cacheable =
+    options.cacheText !== false &&
+    sameTextForEveryValue(plan, params, { facts, bindings, ...runtime }, renderable);
+  if (!cacheable) {
+    const { node, callerNames } = lower();
+    if (writing === "literals") {
+      const { sql } = printTree(dialect, node, { kind: "literals", runtime }, callerNames);
+      return { sql, parameters: [] };
+    }
+    const printed = printTree(dialect, node, { kind: "parameters" }, callerNames);
+    return { sql: printed.sql, parameters: parameterTexts(dialect, printed.parameters, runtime) };
+  }
+  // Print once per shape; then each request only writes its values into the text.
+  const key = JSON.stringify([
+    dialect.name,
+    writing,
+    shape,
+    [...params].map(([name, ids]) => [name, ids.length]),
+  ]);
+  let templates = printedTemplates.get(plan);
+  if (!templates) {
+    templates = new Map();
+    printedTemplates.set(plan, templates);
+  }
+  let template = templates.get(key);
+  if (template === undefined) {
+    const { node, callerNames } = lower();
+    const kind = writing === "literals" ? "template" : "parameters";
+    template = templateOf(writing, printTree(dialect, node, { kind }, callerNames));
+    // A text printed while central lookups went unanswered may be wrong: use it, keep it not.
+    if (options.central?.complete?.() !== false) {
+      if (templates.size >= MAX_TEMPLATES_PER_PLAN) templates.clear();
+      templates.set(key, template);
+    }
+  }
+  return fillTemplate(dialect, template, runtime);
+}
+
+/**
+ * The lowered statement for `plan` with this request's values, as a tree for composing into a
+ * caller's Kysely query (values are still plan values; see compose.ts).
+ */
+export function lowerPlan(
+  plan: Plan,
+  bindings: DataBindings,
+  params: ReadonlyMap<string, readonly string[]>,
+  shape: Shape,
+  options: PrintOptions = {},
+): { node: OperationNode; runtime: ValueRuntime } {
+  const dialect = options.dialect ?? postgres;
+  const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
+  const resolved = resolvePlan(plan, {
+    ...runtime,
+    facts: factRows(options.central ?? NO_CENTRAL_FACTS, options.contextFacts ?? []),
+    renderable: renderableIn(bindings, dialect),
+    bindings,
+    strictOutputs: shape.kind === "select",
+  });
+  const scans = mergeKeyedScans(resolved, bindings);
+  const { node } = lowerStatement(scans.plan, plan.outputs, scans.bindings, shape, dialect);
+  return { node, runtime };
+}
+
+const printedTemplates = new WeakMap<Plan, Map<string, Template>>();
+const MAX_TEMPLATES_PER_PLAN = 16;
+
+/** What resolving a plan reads besides params and the clock, when that is all it reads. */
+interface ValueReads {
+  readonly paramTypes: ReadonlyMap<string, string>;
+  /** Sources of central and context facts, with the branch that filters them. */
+  readonly facts: readonly { readonly branch: Branch; readonly ref: SourceRef }[];
+}
+
+const valueReads = new WeakMap<Plan, ValueReads | null>();
+
+/**
+ * Whether, with every value written as a parameter or a template slot, this request prints
+ * the same text as any other of its shape. Resolution then keeps or drops parts of the plan
+ * by shape alone: no param list rows and no condition decided from params or the clock alone
+ * (checked once per plan), no central or context fact rows for any source (asked exactly as
+ * resolution asks), and every param id writable.
+ */
+function sameTextForEveryValue(
+  plan: Plan,
+  params: ReadonlyMap<string, readonly string[]>,
+  runtime: Parameters<typeof factsFor>[2],
+  renderable: (value: Value) => boolean,
+): boolean {
+  let reads = valueReads.get(plan);
+  if (reads === undefined) {
+    reads = readsOf(plan);
+    valueReads.set(plan, reads);
+  }
+  if (!reads) return false;
+  for (const [name, type] of reads.paramTypes) {
+    if (!(params.get(name) ?? []).every((id) => renderable({ type, id }))) return false;
+  }
+  return reads.facts.every(({ branch, ref }) => factsFor(branch, ref, runtime).length === 0);
+}
+
+function readsOf(plan: Plan): ValueReads | null {
+  const paramTypes = new Map<string, string>();
+  const facts: ValueReads["facts"][number][] = [];
+  const collect = {
+    alias: (alias: string) => alias,
+    term: (term: Term) => {
+      if (term.kind === "param") paramTypes.set(term.name, term.type);
+      return term;
+    },
+  };
+  const shapeOnly = (branch: Branch): boolean => {
+    for (const ref of branch.sources) {
+      const source = ref.source;
+      switch (source.kind) {
+        case "facts":
+          facts.push({ branch, ref });
+          break;
+        case "binding":
+          if (source.rows) return false;
+          if (source.facts) facts.push({ branch, ref });
+          break;
+        case "param":
+        case "values":
+          return false;
+        default:
+          break;
+      }
+    }
+    for (const condition of branch.conditions) {
+      if (condition.kind === "not_exists") {
+        if (!condition.branches.every(shapeOnly)) return false;
+        continue;
+      }
+      const { terms } = conditionTerms(condition)!;
+      const decided = terms.every(
+        (t) => t.kind === "literal" || t.kind === "param" || t.kind === "time",
+      );
+      if (decided && terms.some((t) => t.kind !== "literal")) return false;
+    }
+    return true;
+  };
+  const branches = [...plan.branches, ...plan.ctes.flatMap((c) => [...c.seeds, ...c.steps])];
+  for (const branch of branches) {
+    mapBranch(branch, collect);
+    if (!shapeOnly(branch)) return null;
+  }
+  return { paramTypes, facts };
+}
