@@ -71,3 +71,8 @@ export type { Diagnostic, DiagnosticCode, Severity } from "./source/diagnostic.j
 export { formatDiagnostic, formatDiagnosticLine } from "./source/format.js";
 export type { SourceFile, Span } from "./source/source.js";
 export { type FactStore, openStore, StoreError, type StoreOptions } from "./store/store.js";
+// Fact sync (`polar-sql facts sync`)
+export { parseSyncConfig, type SyncConfig, SyncConfigError } from "./sync/config.js";
+export { openSources, type SourceConnections } from "./sync/source.js";
+export { applySync, planSync, type SyncStep, selectSignatures } from "./sync/sync.js";
+export { type FactTarget, httpTarget, storeTarget } from "./sync/target.js";

@@ -28,7 +28,7 @@ const question = {
 
 interface Page {
   results: string[];
-  next_page_token: string | null;
+  next_page_token?: string;
 }
 
 async function page(service: PolarService, body: Record<string, unknown>): Promise<Page> {
@@ -89,11 +89,11 @@ describe.each(serviceEngines())("list pagination on $name", (engine) => {
     const first = await page(service, { page_size: 20_000 });
     expect(first.results).toHaveLength(20_000);
     const rest = await page(service, { page_token: first.next_page_token });
-    expect(rest).toEqual({ results: expect.any(Array), next_page_token: null });
+    expect(Object.keys(rest)).toEqual(["results"]);
     expect(rest.results).toHaveLength(IDS.length - 20_000);
     const whole = await page(service, { page_size: 1_000_000 });
     expect(whole.results).toHaveLength(IDS.length);
-    expect(whole.next_page_token).toBeNull();
+    expect(whole).not.toHaveProperty("next_page_token");
   });
 
   it("a token is stable: the same token gives the same page, writes do not repeat ids", async () => {

@@ -504,7 +504,7 @@ test "readers read" {
       expect(
         (await service.list({ ...who, action: "read", resource_type: "Doc", page_size: 10_000 }))
           .body,
-      ).toEqual({ results: [], next_page_token: null });
+      ).toStrictEqual({ results: [] });
       // Even without a policy, invalid values are refused.
       const refused = await refusal(
         service.batch([{ inserts: [fact("anything", v("Integer", "x"))] }]),
@@ -550,7 +550,7 @@ if (databaseUrl) {
           next_page_token: string;
         };
         const second = (await b!.list({ ...body, page_token: first.next_page_token })).body;
-        expect(second).toEqual({ results: ["p9999"], next_page_token: null });
+        expect(second).toStrictEqual({ results: ["p9999"] });
       } finally {
         for (const service of opened) await service.close();
         await schema.drop();

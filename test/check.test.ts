@@ -331,8 +331,78 @@ describe("blocks (§6)", () => {
       "Ticket",
       "`Ticket` is declared twice with different declarations",
     );
-    const result = check(`resource Ticket {}\nactor Ticket {}`);
-    expect(result.diagnostics.map((d) => d.code)).toEqual(["P111"]);
+    expectError(
+      `actor User { roles = ["a"]; }\nresource User {}\nactor User { roles = ["b"]; }`,
+      "P111",
+      "User",
+      "`User` is declared twice with different declarations",
+    );
+  });
+  it("a type with an actor and a resource block is both; the blocks combine", () => {
+    const program = checkOk(`resource Team { roles = ["member"]; }
+actor User { roles = ["manager"]; }
+resource User {
+  roles = ["friend"];
+  permissions = ["view", "edit"];
+  relations = { team: Team };
+  "friend" if "manager";
+  "view" if "friend";
+  "view" if "member" on "team";
+}
+resource User {
+  roles = ["friend"];
+  permissions = ["view", "edit"];
+  relations = { team: Team };
+  "friend" if "manager";
+  "view" if "friend";
+  "view" if "member" on "team";
+}`);
+    expect(program.types.get("User")?.kind).toBe("actor");
+    expect(isSubtype(program, "User", "Actor")).toBe(true);
+    expect(isSubtype(program, "User", "Resource")).toBe(true);
+    expect(program.resources.get("User")).toEqual({
+      name: "User",
+      kind: "actor",
+      roles: ["friend", "manager"],
+      permissions: ["edit", "view"],
+      relations: { team: "Team" },
+    });
+    expect(program.rules.get("has_role/3")?.length).toBe(1);
+    expect(program.rules.get("has_permission/3")?.length).toBe(2);
+    // Either order, in separate files, gives the same program.
+    const swapped = checkOk([
+      { name: "b.polar", text: `resource User { roles = ["friend"]; "friend" if "manager"; }` },
+      { name: "a.polar", text: `actor User { roles = ["manager"]; }` },
+    ]);
+    expect(swapped.resources.get("User")?.roles).toEqual(["friend", "manager"]);
+    expect(swapped.types.get("User")?.kind).toBe("actor");
+  });
+  it("P105: a name declared in both the actor and the resource block of a type", () => {
+    expectError(
+      `actor User { roles = ["admin"]; }\nresource User { permissions = ["admin"]; }`,
+      "P105",
+      '"admin"',
+      "`admin` is declared more than once in `User`",
+    );
+    expectError(
+      `actor User { roles = ["admin"]; }\nresource User { roles = ["admin"]; }`,
+      "P105",
+      '"admin"',
+    );
+  });
+  it("P111: two different resource blocks for a type that also has an actor block", () => {
+    expectError(
+      `actor User {}\nresource User { roles = ["a"]; }\nresource User { roles = ["b"]; }`,
+      "P111",
+      "User",
+    );
+  });
+  it("P201: a shorthand rule naming a term of neither block", () => {
+    expectError(
+      `actor User { roles = ["manager"]; }\nresource User { permissions = ["view"]; "view" if "friend"; }`,
+      "P201",
+      '"friend"',
+    );
   });
   it("P111: a built-in type cannot be declared", () => {
     expectError(

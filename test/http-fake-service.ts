@@ -67,6 +67,20 @@ export function fakeService(): FakeService {
     actionsQuery: record("actionsQuery", (body) => react("actionsQuery", body)),
     listQuery: record("listQuery", (body) => react("listQuery", body)),
     evaluateQueryLocal: record("evaluateQueryLocal", (body) => react("evaluateQueryLocal", body)),
+    insertFact: record("insertFact", (body) =>
+      react("insertFact", body, { dataVersion: ++version }),
+    ),
+    deleteFact: record("deleteFact", (body) =>
+      react("deleteFact", body, { dataVersion: ++version }),
+    ),
+    bulkLoad: record("bulkLoad", (body) => react("bulkLoad", body, { dataVersion: ++version })),
+    bulkDelete: record("bulkDelete", (body) =>
+      react("bulkDelete", body, { dataVersion: ++version }),
+    ),
+    bulk: record("bulk", (body) => react("bulk", body, { dataVersion: ++version })),
+    bulkActions: record("bulkActions", (body) => react("bulkActions", body)),
+    queryFacts: record("queryFacts", (body) => react("queryFacts", body)),
+    stats: record("stats", () => ({ body: { num_roles: 0, num_relations: 0, num_facts: 0 } })),
     async close() {
       this.closed = true;
     },

@@ -40,6 +40,12 @@ describe("routes", () => {
     ["/api/actions_query", "actionsQuery"],
     ["/api/list_query", "listQuery"],
     ["/api/evaluate_query_local", "evaluateQueryLocal"],
+    ["/api/facts", "insertFact"],
+    ["/api/bulk_load", "bulkLoad"],
+    ["/api/bulk_delete", "bulkDelete"],
+    ["/api/bulk", "bulk"],
+    ["/api/bulk_actions", "bulkActions"],
+    ["/api/query", "queryFacts"],
   ];
 
   it.each(bodyRoutes)("POST %s passes the decoded body to %s", async (path, method) => {
@@ -110,6 +116,30 @@ describe("routes", () => {
     expect(batch.headers.get("OsoOffset")).toBe("1");
     const read = await call("/api/authorize", post({}));
     expect(read.headers.get("OsoOffset")).toBeNull();
+  });
+
+  it("DELETE /facts passes the decoded body and sends OsoOffset; without a body it is a 400", async () => {
+    const { call, service } = setup();
+    const body = { predicate: "has_role", args: [{ type: null, id: null }] };
+    const res = await call("/api/facts", { method: "DELETE", body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ method: "deleteFact", body });
+    expect(res.headers.get("OsoOffset")).toBe("1");
+    const empty = await call("/api/facts", { method: "DELETE" });
+    expect(empty.status).toBe(400);
+    expect(service.calls).toEqual([{ method: "deleteFact", args: [body] }]);
+  });
+
+  it("the 1.x writes send OsoOffset; GET /stats answers counts", async () => {
+    const { call } = setup();
+    for (const path of ["/api/facts", "/api/bulk_load", "/api/bulk_delete", "/api/bulk"]) {
+      const res = await call(path, post([]));
+      expect(res.headers.get("OsoOffset"), path).toMatch(/^[0-9]+$/);
+    }
+    const stats = await call("/api/stats");
+    expect(stats.status).toBe(200);
+    expect(await stats.json()).toEqual({ num_roles: 0, num_relations: 0, num_facts: 0 });
+    expect((await call("/api/query", post({}))).headers.get("OsoOffset")).toBeNull();
   });
 
   it("POST /clear_data accepts an empty body with a JSON content type", async () => {
@@ -212,7 +242,8 @@ describe("errors", () => {
     const cases: [string, string, string][] = [
       ["GET", "/api/authorize", "POST"],
       ["DELETE", "/api/policy", "GET, POST"],
-      ["POST", "/api/facts", "GET"],
+      ["PUT", "/api/facts", "GET, POST, DELETE"],
+      ["POST", "/api/stats", "GET"],
       ["PUT", "/api/batch", "POST"],
     ];
     for (const [method, path, allow] of cases) {

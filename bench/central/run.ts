@@ -240,7 +240,7 @@ async function measureList(store: FactStore, service: PolarService): Promise<voi
     };
     if (i >= 2) totals.push(micros(start));
     count = reply.results.length;
-    if (reply.next_page_token !== null)
+    if (reply.next_page_token !== undefined)
       throw new Error("the list fixture needs more than one page");
   }
   const program = (await store.program())!;

@@ -8,7 +8,7 @@ import { DataBindingsError } from "../bindings/parse.js";
 import type { DataBindings } from "../bindings/types.js";
 import { checkPolicy, PolicyError } from "../check/check.js";
 import type { Program } from "../check/program.js";
-import { compareCodePoints, type GroundFact, type Value } from "../core/value.js";
+import { compareCodePoints, type GroundFact, INTEGER_MAX, type Value } from "../core/value.js";
 import { EvaluationError } from "../evaluate/errors.js";
 import { runTests } from "../evaluate/test-runner.js";
 import { PlanError } from "../plan/errors.js";
@@ -16,8 +16,9 @@ import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-fac
 import { LiteralError } from "../print/postgres-literal.js";
 import { formatDiagnosticLine } from "../source/format.js";
 import { storeBindings } from "../store/bindings.js";
-import { matchingFacts, readShapes } from "../store/facts.js";
+import { countFacts, matchingFacts, readShapes } from "../store/facts.js";
 import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
+import { type CompatEndpoints, compatEndpoints } from "./compat.js";
 import { checkContextFacts } from "./context-facts.js";
 import { explainStored } from "./explain.js";
 import {
@@ -54,9 +55,23 @@ import {
 
 export const MIN_PAGE_SIZE = 10_000;
 
+/** The refusal of `/list` without `page_size`, naming the switch that lifts it. */
+export const UNPAGED_LIST_REFUSED =
+  "`page_size` is required (at least 10000); to answer every result in one reply, as the 1.x clients expect, start the server with `--allow-unpaged-list`";
+
 export interface ServiceOptions extends StoreOptions {
   /** Unix seconds for `@current_unix_time`; defaults to the system clock. */
   readonly now?: () => bigint;
+  /**
+   * `/list` without `page_size` answers every result in one reply, as the 1.x clients expect;
+   * by default it is refused (400).
+   */
+  readonly allowUnpagedList?: boolean;
+}
+
+/** What `serviceOver` needs besides the store. */
+export interface ServiceSettings extends Pick<LocalOptions, "now"> {
+  readonly allowUnpagedList?: boolean;
 }
 
 /**
@@ -68,7 +83,10 @@ export interface ServiceOptions extends StoreOptions {
  */
 export async function createService(options: ServiceOptions = {}): Promise<PolarService> {
   const store = await openStore(options);
-  return serviceOver(store, options.now ? { now: options.now } : {});
+  return serviceOver(store, {
+    ...(options.now && { now: options.now }),
+    ...(options.allowUnpagedList && { allowUnpagedList: true }),
+  });
 }
 
 /** The fallback policy when none was stored: no rules, so every answer is negative. */
@@ -78,7 +96,8 @@ const EMPTY_PROGRAM: Program = (() => {
   return result.program;
 })();
 
-export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">): PolarService {
+export function serviceOver(store: FactStore, settings: ServiceSettings = {}): PolarService {
+  const clock: Pick<LocalOptions, "now"> = settings.now ? { now: settings.now } : {};
   let shapesAt = -1;
   let bindings = storeBindings([]);
   let central: CentralFacts = NO_CENTRAL_FACTS;
@@ -138,7 +157,7 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
     return row?.allowed === true;
   }
 
-  return {
+  const service: Omit<PolarService, keyof CompatEndpoints> = {
     async getPolicy() {
       const policy = await store.policy();
       return { body: { policy: policy && { filename: policy.filename ?? "", src: policy.src } } };
@@ -270,7 +289,8 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
           request.context_facts,
         ]),
       );
-      let pageSize: number;
+      // Null: every result in one reply (`allowUnpagedList`).
+      let pageSize: number | null;
       let after: string | null = null;
       if (page.page_token) {
         const token = await readToken(page.page_token);
@@ -278,8 +298,10 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
           throw new ApiError(400, "`page_token` belongs to a different list query");
         pageSize = token.n;
         after = token.a;
+      } else if (page.page_size == null) {
+        if (!settings.allowUnpagedList) throw new ApiError(400, UNPAGED_LIST_REFUSED);
+        pageSize = null;
       } else {
-        if (page.page_size == null) throw new ApiError(400, "`page_size` is required");
         if (page.page_size < MIN_PAGE_SIZE) {
           throw new ApiError(400, `\`page_size\` must be at least ${MIN_PAGE_SIZE}`);
         }
@@ -299,9 +321,11 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
         run<{ id: string }>((program, bindings) => {
           const question = evaluateQuestion(program, bindings, query, selectMode(["resource"]));
           // The first page has no `after`: the empty string precedes every id.
+          // Unpaged: the largest limit, so that both share one prepared statement.
+          const limit = pageSize === null ? INTEGER_MAX : BigInt(pageSize) + 1n;
           const params = new Map(question.params)
             .set(PAGE_AFTER, [after ?? ""])
-            .set(PAGE_LIMIT, [String(pageSize + 1)]);
+            .set(PAGE_LIMIT, [limit.toString()]);
           return {
             ...question,
             params,
@@ -309,12 +333,11 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
           };
         }),
       );
+      if (pageSize === null) return { body: { results: found.map((row) => row.id) } };
       const results = found.slice(0, pageSize).map((row) => row.id);
-      const more = found.length > pageSize;
-      const next = more
-        ? await writeToken({ q: queryHash, a: results[results.length - 1]!, n: pageSize })
-        : null;
-      return { body: { results, next_page_token: next } };
+      if (found.length <= pageSize) return { body: { results } };
+      const token = { q: queryHash, a: results[results.length - 1]!, n: pageSize };
+      return { body: { results, next_page_token: await writeToken(token) } };
     },
 
     async actions(body) {
@@ -409,6 +432,14 @@ export function serviceOver(store: FactStore, clock: Pick<LocalOptions, "now">):
     evaluateQueryLocal: (body) => localReply(body, evaluateQueryLocal as LocalCompile),
 
     close: () => store.close(),
+  };
+  return {
+    ...service,
+    ...compatEndpoints(service, {
+      program: async () => (await store.program()) ?? EMPTY_PROGRAM,
+      shapes: () => readShapes(store.db),
+      counts: () => countFacts(store.db),
+    }),
   };
 
   /**

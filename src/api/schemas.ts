@@ -1,6 +1,7 @@
 /**
- * Zod schemas of the local-authorization request bodies (api-and-local-sql §3.5), exported
- * for the HTTP layer and for library callers. Unknown keys are ignored (clients may send
+ * Zod schemas of request and reply bodies, exported for the HTTP layer, the OpenAPI document
+ * and library callers: the local-authorization bodies, stored facts and patterns, and the
+ * routes of the 1.x clients (src/api/compat.ts). Unknown keys are ignored (clients may send
  * more); `context_facts` defaults to `[]`; `list_query` accepts and ignores page fields.
  */
 import { z } from "zod";
@@ -144,3 +145,112 @@ export const explainResponseSchema = z.strictObject({
   explanation: explainNodeSchema,
 });
 export type ExplainResponse = z.infer<typeof explainResponseSchema>;
+// ---------------------------------------------------------------- stored facts
+
+/** A string that must not be empty; the message names the field. */
+export const nonEmpty = (what: string) => z.string().min(1, `${what} must not be empty`);
+
+/** `{type, id}` with both set and non-empty: resources, inserted fact arguments. */
+export const storedValueSchema = z.object({
+  type: nonEmpty("`type`"),
+  id: nonEmpty("`id`"),
+});
+
+/**
+ * `{type, id}` where either may be null or missing: a pattern. Null type and id match any
+ * value; a type with a null id matches any value of exactly that type.
+ */
+export const valuePatternSchema = z.object({
+  type: z
+    .string()
+    .min(1, "`type` must not be empty")
+    .nullish()
+    .transform((t) => t ?? null),
+  id: z
+    .string()
+    .nullish()
+    .transform((id) => id ?? null),
+});
+
+/** A fact to store: every argument concrete. */
+export const insertedFactSchema = z.object({
+  predicate: nonEmpty("`predicate`"),
+  args: z.array(storedValueSchema),
+});
+
+/** A fact pattern: arguments may be wildcards (see `valuePatternSchema`). */
+export const factPatternSchema = z.object({
+  predicate: nonEmpty("`predicate`"),
+  args: z.array(valuePatternSchema),
+});
+
+/** A fact in a reply; a wildcard argument has a null id (and a null type when untyped). */
+export const factReplySchema = z.object({
+  predicate: z.string(),
+  args: z.array(z.object({ type: z.string().nullable(), id: z.string().nullable() })),
+});
+
+/** The reply of every write and of `clear_data`: `{"message": "…"}`. */
+export const messageReplySchema = z.object({ message: z.string() });
+
+// ---------------------------------------------------------------- replies of the 2.x routes
+
+/** `POST /list`: `next_page_token` is present only when more results follow. */
+export const listReplySchema = z.object({
+  results: z.array(z.string()),
+  next_page_token: z.string().optional(),
+});
+
+// ---------------------------------------------------------------- the 1.x routes
+
+/** `POST /facts` (1.x `tell`): one fact; the reply is the stored fact. */
+export const insertFactBodySchema = insertedFactSchema;
+
+/** `DELETE /facts` (1.x `delete`): one fact pattern; every matching fact is deleted. */
+export const deleteFactBodySchema = factPatternSchema;
+
+/** `POST /bulk_load` (1.x `bulkTell`): facts to insert. */
+export const bulkLoadBodySchema = z.array(insertedFactSchema);
+
+/** `POST /bulk_delete` (1.x `bulkDelete`): fact patterns; every matching fact is deleted. */
+export const bulkDeleteBodySchema = z.array(factPatternSchema);
+
+/** `POST /bulk` (1.x `bulk`): deletes, then inserts, in one transaction. */
+export const bulkBodySchema = z.object({
+  delete: z
+    .array(factPatternSchema)
+    .nullish()
+    .transform((facts) => facts ?? []),
+  tell: z
+    .array(insertedFactSchema)
+    .nullish()
+    .transform((facts) => facts ?? []),
+});
+
+/**
+ * `POST /bulk_actions` (1.x `bulkActions`): `/actions` bodies. The context facts of all of them
+ * apply to each (the 1.x client sends them with the first body only).
+ */
+export const bulkActionsBodySchema = z.array(actionsBodySchema);
+
+/** `POST /bulk_actions` reply: one `{results}` per body, in order. */
+export const bulkActionsReplySchema = z.array(z.object({ results: z.array(z.string()) }));
+
+/** `POST /query` (1.x `query`): a fact pattern, typed or untyped wildcards, context facts. */
+export const factQueryBodySchema = z.object({
+  fact: factPatternSchema,
+  context_facts: z
+    .array(insertedFactSchema)
+    .nullish()
+    .transform((facts) => facts ?? []),
+});
+
+/** `POST /query` reply: the facts (stored or derived) that match, wildcards where any value fits. */
+export const factQueryReplySchema = z.object({ results: z.array(factReplySchema) });
+
+/** `GET /stats`: stored `has_role` facts, stored `has_relation` facts, all stored facts. */
+export const statsReplySchema = z.object({
+  num_roles: z.number().int(),
+  num_relations: z.number().int(),
+  num_facts: z.number().int(),
+});

@@ -43,5 +43,22 @@ export interface PolarService {
   actionsQuery(body: unknown): Promise<Reply>;
   listQuery(body: unknown): Promise<Reply>;
   evaluateQueryLocal(body: unknown): Promise<Reply>;
+  // The routes of the 1.x clients (src/api/compat.ts).
+  /** `POST /facts`: inserts one fact; the reply is the stored fact. */
+  insertFact(body: unknown): Promise<Reply>;
+  /** `DELETE /facts`: deletes the facts matching one pattern. */
+  deleteFact(body: unknown): Promise<Reply>;
+  /** `POST /bulk_load`: inserts facts. */
+  bulkLoad(body: unknown): Promise<Reply>;
+  /** `POST /bulk_delete`: deletes the facts matching patterns. */
+  bulkDelete(body: unknown): Promise<Reply>;
+  /** `POST /bulk`: `{delete, tell}`, deletes first, in one transaction. */
+  bulk(body: unknown): Promise<Reply>;
+  /** `POST /bulk_actions`: `/actions` for many resources. */
+  bulkActions(body: unknown): Promise<Reply>;
+  /** `POST /query`: the facts matching a pattern with wildcards. */
+  queryFacts(body: unknown): Promise<Reply>;
+  /** `GET /stats`: counts of stored facts. */
+  stats(): Promise<Reply>;
   close(): Promise<void>;
 }

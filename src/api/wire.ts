@@ -4,41 +4,15 @@
  * failure into a 400 message naming the field and the problem.
  */
 import { z } from "zod";
+import { factPatternSchema, insertedFactSchema, nonEmpty, storedValueSchema } from "./schemas.js";
 import { ApiError } from "./service.js";
-
-const nonEmpty = (what: string) => z.string().min(1, `${what} must not be empty`);
-
-/** `{type, id}` with both set: resources, inserted fact arguments. */
-export const typedIdSchema = z.object({ type: nonEmpty("`type`"), id: nonEmpty("`id`") });
-
-/** `{type, id}` where either may be null or missing (patterns). */
-const valuePatternSchema = z.object({
-  type: z
-    .string()
-    .min(1, "`type` must not be empty")
-    .nullish()
-    .transform((t) => t ?? null),
-  id: z
-    .string()
-    .nullish()
-    .transform((id) => id ?? null),
-});
-
-const insertedFactSchema = z.object({
-  predicate: nonEmpty("`predicate`"),
-  args: z.array(typedIdSchema),
-});
-const factPatternSchema = z.object({
-  predicate: nonEmpty("`predicate`"),
-  args: z.array(valuePatternSchema),
-});
 
 export const authorizeResourcesBodySchema = z.object({
   actor_type: nonEmpty("`actor_type`"),
   actor_id: nonEmpty("`actor_id`"),
   action: z.string(),
   resources: z
-    .array(typedIdSchema)
+    .array(storedValueSchema)
     .nullish()
     .transform((r) => r ?? []),
   context_facts: z
@@ -86,7 +60,9 @@ function describeIssue(issue: z.core.$ZodIssue | undefined): string {
     case "invalid_union":
       return `${where} must be {"inserts": [...]} or {"deletes": [...]}`;
     case "too_small":
-      return /must not be empty/.test(issue.message) ? issue.message : `${where} is too short`;
+      return /must not be empty/.test(issue.message)
+        ? `${where} must not be empty`
+        : `${where} is too short`;
     default:
       return `${where}: ${issue.message.toLowerCase()}`;
   }

@@ -31,25 +31,33 @@ export interface BlockScope {
 }
 
 export interface MergedBlocks {
-  /** One block per declared type, in first-seen order. */
+  /**
+   * One block per declared type, in first-seen order. A type with both an `actor` and a
+   * `resource` block gets one combined `actor` block (every actor type is also a resource)
+   * holding both blocks' `extends`, declarations and shorthand rules.
+   */
   readonly typed: readonly Block[];
   readonly global: Block | null;
+  /** The source blocks of each typed block: one, or the actor and the resource block. */
+  readonly parts: ReadonlyMap<string, readonly Block[]>;
+  /** The source blocks whose place in the policy the merged blocks take (first seen). */
+  readonly kept: ReadonlySet<Block>;
 }
 
 /**
- * Keeps the first of identical repeated blocks and reports the others (project rule 13).
+ * Keeps the first of identical repeated blocks and reports the others (project rule 13); an
+ * `actor` and a `resource` block for one type combine (users act, and are acted on).
  *
  * @example
  * mergeBlocks([user, sameUserAgain], diagnostics).typed; // [user]
  */
 export function mergeBlocks(blocks: readonly Block[], diagnostics: Diagnostic[]): MergedBlocks {
-  const typed = new Map<string, { block: Block }>();
-  let global: { block: Block } | null = null;
-  const same = (kept: { block: Block }, block: Block) => structurallyEqual(kept.block, block);
+  const typed = new Map<string, { actor?: Block; resource?: Block; first: Block }>();
+  let global: Block | null = null;
   for (const block of blocks) {
     if (block.blockKind === "global" || !block.name) {
-      if (!global) global = { block };
-      else if (!same(global, block)) {
+      if (!global) global = block;
+      else if (!structurallyEqual(global, block)) {
         const span = { ...block.span, end: block.span.start + "global".length };
         diagnostics.push(error("P107", "only one `global` block is allowed", span));
       }
@@ -63,9 +71,12 @@ export function mergeBlocks(blocks: readonly Block[], diagnostics: Diagnostic[])
       );
       continue;
     }
-    const kept = typed.get(name);
-    if (!kept) typed.set(name, { block });
-    else if (!same(kept, block)) {
+    const kind = block.blockKind;
+    const entry = typed.get(name) ?? { first: block };
+    typed.set(name, entry);
+    const kept = entry[kind];
+    if (!kept) entry[kind] = block;
+    else if (!structurallyEqual(kept, block)) {
       diagnostics.push(
         error(
           "P111",
@@ -75,7 +86,27 @@ export function mergeBlocks(blocks: readonly Block[], diagnostics: Diagnostic[])
       );
     }
   }
-  return { typed: [...typed.values()].map((k) => k.block), global: global?.block ?? null };
+  const parts = new Map<string, readonly Block[]>();
+  const merged: Block[] = [];
+  for (const [name, { actor, resource }] of typed) {
+    const own = [actor, resource].filter((b): b is Block => b !== undefined);
+    parts.set(name, own);
+    merged.push(own.length === 1 ? own[0]! : combine(actor!, resource!));
+  }
+  const kept = new Set([...typed.values()].map((entry) => entry.first));
+  if (global) kept.add(global);
+  return { typed: merged, global, parts, kept };
+}
+
+/** One `actor` block standing for an actor block and a resource block of the same type. */
+function combine(actor: Block, resource: Block): Block {
+  const extendsNames = new Set(actor.extends.map((i) => i.name));
+  return {
+    ...actor,
+    extends: [...actor.extends, ...resource.extends.filter((i) => !extendsNames.has(i.name))],
+    declarations: [...actor.declarations, ...resource.declarations],
+    shorthands: [...actor.shorthands, ...resource.shorthands],
+  };
 }
 
 /**
@@ -93,8 +124,9 @@ export function blockScopes(
   const own = new Map<string, Map<string, DeclaredTerm>>();
   const blocks = new Map<string, Block>();
   for (const block of merged.typed) {
-    blocks.set(block.name!.name, block);
-    own.set(block.name!.name, ownTerms(block, block.name!.name, types, diagnostics));
+    const name = block.name!.name;
+    blocks.set(name, block);
+    own.set(name, partTerms(merged.parts.get(name) ?? [block], name, types, diagnostics));
   }
   const scopes = new Map<string, BlockScope>();
   const successors = (name: string) =>
@@ -161,6 +193,31 @@ function inherit(
       continue;
     }
     terms.set(name, term);
+  }
+  return terms;
+}
+
+/** The declarations of a type's blocks together; a name declared in two of them is P105. */
+function partTerms(
+  parts: readonly Block[],
+  blockName: string,
+  types: ReadonlyMap<string, TypeInfo>,
+  diagnostics: Diagnostic[],
+): Map<string, DeclaredTerm> {
+  const [first, ...rest] = parts.map((part) => ownTerms(part, blockName, types, diagnostics));
+  const terms = first ?? new Map<string, DeclaredTerm>();
+  for (const more of rest) {
+    for (const [name, term] of more) {
+      if (!terms.has(name)) terms.set(name, term);
+      else
+        diagnostics.push(
+          error(
+            "P105",
+            `${tick(name)} is declared more than once in ${tick(blockName)}`,
+            term.span,
+          ),
+        );
+    }
   }
   return terms;
 }

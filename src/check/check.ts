@@ -115,8 +115,7 @@ export function checkParsedPolicy(
   checkObjectLiterals(items, diagnostics);
   warnMatchesBang(items, diagnostics);
 
-  const kept = new Set<Block>(merged.typed);
-  if (merged.global) kept.add(merged.global);
+  const { kept } = merged;
   const clauses: Clause[] = [];
   for (const item of items) {
     if (item.kind === "rule") clauses.push(ruleClause(item));

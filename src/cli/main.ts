@@ -1,6 +1,7 @@
 import { runBindingsCommand } from "./bindings-command.js";
 import { runCheckCommand } from "./check-command.js";
 import { runExplainCommand } from "./explain-command.js";
+import { runFactsCommand } from "./facts-command.js";
 import { type CliIo, EXIT_OK, EXIT_USAGE, processIo } from "./io.js";
 import { runServeCommand } from "./serve-command.js";
 import { runSqlCommand } from "./sql-command.js";
@@ -16,6 +17,7 @@ commands:
   sql <question>     compile one local question to SQL and print it
   bindings check     check data bindings (with --database-url, against the database)
   bindings init      draft data bindings from the database catalog
+  facts sync         sync stored facts from the application's database (--config <sync.yaml>)
 
 Run \`polar-sql <command> --help\` for a command's options.
 `;
@@ -29,6 +31,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   serve: (args, io) => runServeCommand([...args], io),
   sql: runSqlCommand,
   explain: runExplainCommand,
+  facts: (args, io) => runFactsCommand(args, io),
 };
 
 /** Entry point of the `polar-sql` binary; returns the process exit code. */

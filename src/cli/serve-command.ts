@@ -27,6 +27,8 @@ options:
   --facts <file>          insert facts from a JSON array of {"predicate", "args": [{"type","id"}]}
   --api-key-file <path>   accepted API keys, one per line
   --log-level <level>     info (default), debug, warn, error or silent
+  --allow-unpaged-list    answer /list without page_size with every result at once,
+                          as the 1.x clients expect (refused by default)
   --help                  show this help
 
 API keys come from ${API_KEYS_ENV} (comma-separated) and --api-key-file. With none
@@ -62,6 +64,7 @@ const OPTIONS = {
   facts: { type: "string" },
   "api-key-file": { type: "string" },
   "log-level": { type: "string", default: "info" },
+  "allow-unpaged-list": { type: "boolean", default: false },
 } as const;
 
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
@@ -113,6 +116,7 @@ export async function runServeCommand(
     service = await (options.openService ?? createService)({
       ...(settings.databaseUrl !== undefined && { databaseUrl: settings.databaseUrl }),
       ...(settings.dataDir !== undefined && { dataDir: settings.dataDir }),
+      ...(settings.allowUnpagedList && { allowUnpagedList: true }),
     });
   } catch (error) {
     io.stderr(`error: cannot open the fact store: ${(error as Error).message}\n`);
@@ -198,6 +202,7 @@ interface Settings {
   readonly factsFile?: string;
   readonly apiKeyFile?: string;
   readonly logLevel: LogLevel;
+  readonly allowUnpagedList: boolean;
 }
 
 type Parsed =
@@ -244,6 +249,7 @@ function parseServeArgs(args: readonly string[]): Parsed {
       port,
       host: values.host,
       logLevel,
+      allowUnpagedList: values["allow-unpaged-list"],
       ...(values.data !== undefined && { dataDir: values.data }),
       ...(values["database-url"] !== undefined && { databaseUrl: values["database-url"] }),
       ...(values.facts !== undefined && { factsFile: values.facts }),

@@ -4,7 +4,7 @@
  */
 import type { PolarService, Reply } from "../api/service.js";
 
-export type Method = "GET" | "POST";
+export type Method = "GET" | "POST" | "DELETE";
 
 /**
  * `json`: a JSON body is required. `none`: any body is ignored unread (GETs, `POST /clear_data`,
@@ -36,6 +36,12 @@ const post = (path: string, call: Route["call"], body: BodyUse = "json"): Route 
   body,
   call,
 });
+const del = (path: string, call: Route["call"]): Route => ({
+  method: "DELETE",
+  path,
+  body: "json",
+  call,
+});
 
 /** Every `/api` route; paths are relative to `/api`. */
 export const ROUTES: readonly Route[] = [
@@ -59,6 +65,15 @@ export const ROUTES: readonly Route[] = [
   post("/evaluate_query_local", (s, { body }) => s.evaluateQueryLocal(body)),
   // Parity handles fire this without awaiting; a failure would crash the caller (§3.6).
   post("/expect", async () => ({ body: { message: "ok" } }), "none"),
+  // The routes of the 1.x clients (src/api/compat.ts).
+  post("/facts", (s, { body }) => s.insertFact(body)),
+  del("/facts", (s, { body }) => s.deleteFact(body)),
+  post("/bulk_load", (s, { body }) => s.bulkLoad(body)),
+  post("/bulk_delete", (s, { body }) => s.bulkDelete(body)),
+  post("/bulk", (s, { body }) => s.bulk(body)),
+  post("/bulk_actions", (s, { body }) => s.bulkActions(body)),
+  post("/query", (s, { body }) => s.queryFacts(body)),
+  get("/stats", (s) => s.stats()),
 ];
 
 export type RouteMatch =

@@ -112,6 +112,33 @@ export async function deleteFacts(db: SqlExecutor, pattern: FactPattern): Promis
   return rows[0]?.n ?? 0;
 }
 
+/**
+ * Deletes exactly these facts (patterns without wildcards) in one statement, by key; returns
+ * how many were stored.
+ */
+export async function deleteExactFacts(
+  db: SqlExecutor,
+  facts: readonly GroundFact[],
+): Promise<number> {
+  if (facts.length === 0) return 0;
+  const rows = await db.query<{ n: number }>(
+    `WITH gone AS (DELETE FROM ${FACT_TABLE} WHERE fact_key = ANY($1::text[]) RETURNING 1)
+     SELECT count(*)::int AS n FROM gone`,
+    [facts.map(factKey)],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** The pattern as a fact when it has no wildcard. */
+export function exactFact(pattern: FactPattern): GroundFact | null {
+  const args: Value[] = [];
+  for (const arg of pattern.args) {
+    if (arg.type === null || arg.id === null) return null;
+    args.push({ type: arg.type, id: arg.id });
+  }
+  return { predicate: pattern.predicate, args };
+}
+
 type FactRow = Record<string, string | number>;
 
 function rowToFact(row: FactRow): GroundFact {
@@ -143,17 +170,42 @@ export async function readFacts(
     }
   }
   if (minArity > 0) conditions.push(`arity >= ${minArity}`);
-  const order = Array.from({ length: MAX_FACT_ARITY }, (_, i) => `t${i}, i${i}`).join(", ");
-  const rows = await db.query<FactRow>(
-    `SELECT * FROM ${FACT_TABLE} WHERE ${conditions.join(" AND ")} ORDER BY arity, ${order}`,
+  const columns = Array.from({ length: MAX_FACT_ARITY }, (_, i) => `t${i}, i${i}`).join(", ");
+  // One JSON column per fact: PGlite decodes each column of each row separately, and a
+  // 60,000-fact answer takes a third of the time this way.
+  const rows = await db.query<{ fact: string }>(
+    `SELECT json_build_array(arity, ${columns})::text AS fact FROM ${FACT_TABLE}
+     WHERE ${conditions.join(" AND ")} ORDER BY arity, ${columns}`,
     params,
   );
-  return rows.map(rowToFact);
+  return rows.map(({ fact }) => {
+    const [arity, ...pairs] = JSON.parse(fact) as [number, ...string[]];
+    const args: Value[] = [];
+    for (let i = 0; i < arity; i++) args.push({ type: pairs[2 * i]!, id: pairs[2 * i + 1]! });
+    return { predicate: pattern.predicate, args };
+  });
 }
 
 export async function clearFacts(db: SqlExecutor): Promise<void> {
   await db.query(`DELETE FROM ${FACT_TABLE}`);
   await db.query(`DELETE FROM ${SHAPE_TABLE}`);
+}
+
+/** Stored `has_role` facts, `has_relation` facts, and all facts. */
+export async function countFacts(
+  db: SqlExecutor,
+): Promise<{ roles: number; relations: number; facts: number }> {
+  const [row] = await db.query<{ roles: string; relations: string; facts: string }>(
+    `SELECT count(*) FILTER (WHERE predicate = 'has_role') AS roles,
+            count(*) FILTER (WHERE predicate = 'has_relation') AS relations,
+            count(*) AS facts
+     FROM ${FACT_TABLE}`,
+  );
+  return {
+    roles: Number(row?.roles),
+    relations: Number(row?.relations),
+    facts: Number(row?.facts),
+  };
 }
 
 export async function readShapes(db: SqlExecutor): Promise<FactShape[]> {

@@ -11,7 +11,9 @@ import type { Diagnostic } from "../source/diagnostic.js";
 import { openPglite, openPostgres, type SqlExecutor } from "./executor.js";
 import {
   clearFacts,
+  deleteExactFacts,
   deleteFacts,
+  exactFact,
   type FactPattern,
   insertFacts,
   readFacts,
@@ -207,7 +209,14 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
             await insertFacts(tx, changeset.inserts);
             changed += changeset.inserts.length;
           } else {
-            for (const pattern of changeset.deletes) changed += await deleteFacts(tx, pattern);
+            // Exact facts go in one statement by key; patterns with wildcards one by one.
+            const exact = changeset.deletes.map(exactFact);
+            changed += await deleteExactFacts(
+              tx,
+              exact.filter((fact) => fact !== null),
+            );
+            for (const [i, pattern] of changeset.deletes.entries())
+              if (!exact[i]) changed += await deleteFacts(tx, pattern);
           }
         }
         return version;

@@ -126,10 +126,10 @@ async function listAll(service: PolarService, body: Record<string, unknown>): Pr
     const page = token ? { page_token: token } : { page_size: 10_000 };
     const reply = (await service.list({ ...body, ...page })).body as {
       results: string[];
-      next_page_token: string | null;
+      next_page_token?: string;
     };
     ids.push(...reply.results);
-    token = reply.next_page_token;
+    token = reply.next_page_token ?? null;
   } while (token);
   return ids;
 }
