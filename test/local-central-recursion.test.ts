@@ -5,7 +5,7 @@
  * large chain and the fallback when the reachable part is too large to compute here.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { evaluateQueryLocal, listQuery } from "../src/api/local.js";
+import { authorizeQuery, evaluateQueryLocal, listQuery } from "../src/api/local.js";
 import type { GroundFact } from "../src/core/value.js";
 import { list } from "../src/evaluate/index.js";
 import { inMemoryCentralFacts } from "../src/plan/resolve/central-facts.js";
@@ -125,4 +125,43 @@ describe.each(testEngines())("$name", (engine) => {
       expect(rows.map((r) => String(r.id))).toEqual(expected(actor));
     },
   );
+});
+
+describe("a recursion seeded by the question's ids alone", () => {
+  // `parent` is central and there is none: the CTE holds just the resource's id. That id is a
+  // param of a text printed once per shape, so the recursion must stay in SQL rather than be
+  // computed into a constant that a later request of the same shape would reuse.
+  const folders = checked(`actor User {}
+resource Folder {
+  roles = ["reader"];
+  permissions = ["read"];
+  relations = { parent: Folder };
+  role if role on "parent";
+  "read" if "reader";
+}`);
+  const folderBindings = `facts:
+  has_role(User:_, String:_, Folder:_):
+    query: SELECT user_id, role, folder_id FROM folder_roles
+`;
+  const ask = (folder: string) =>
+    authorizeQuery(folders, {
+      query: {
+        actor_type: "User",
+        actor_id: "ada",
+        action: "read",
+        resource_type: "Folder",
+        resource_id: folder,
+      },
+      data_bindings: folderBindings,
+    }).sql;
+
+  it.each(testEngines())("answers each request for its own resource on $name", async (engine) => {
+    const db = await engine.db();
+    await db.exec(`DROP TABLE IF EXISTS folder_roles;
+      CREATE TABLE folder_roles (user_id text, role text, folder_id text);
+      INSERT INTO folder_roles VALUES ('ada', 'reader', 'f1');`);
+    expect(await db.query(ask("f1"))).toEqual([{ allowed: true }]);
+    expect(await db.query(ask("f2"))).toEqual([{ allowed: false }]);
+    expect(await db.query(ask("f1"))).toEqual([{ allowed: true }]);
+  });
 });

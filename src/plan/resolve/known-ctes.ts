@@ -38,7 +38,10 @@ class OverBudget extends Error {}
 export function knownRows(cte: RecursiveCte, runtime: Runtime): Value[][] | null {
   const branches = [...cte.seeds, ...cte.steps];
   if (!branches.every(readsKnownRows)) return null;
+  // Rows from params alone stay in the statement as params: a text printed for one request's
+  // ids serves every request of its shape (print/statement.ts), so no id may become a constant.
   const inputRows = branches.reduce((n, b) => n + knownInputRows(b), 0);
+  if (inputRows === 0) return null;
   const limit = Math.max(MIN_ROWS, inputRows);
   const budget: Budget = { steps: 0 };
   const found = new Map<string, Value[]>();
