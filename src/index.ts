@@ -37,6 +37,14 @@ export {
 } from "./check/check.js";
 export { checkFact } from "./check/facts.js";
 export type { Program } from "./check/program.js";
+export {
+  ClientError,
+  type ClientOptions,
+  createClient,
+  type PolarClient,
+  type WireFact,
+} from "./client/http.js";
+export { formatValue, parsePattern, parseValue, type TypedValue } from "./client/values.js";
 export type { GroundFact, Value } from "./core/value.js";
 export { type OpenDatabaseOptions, openDatabase } from "./database/open.js";
 export {
@@ -55,7 +63,8 @@ export type {
 } from "./database/types.js";
 // Reference evaluator and test runner
 export * from "./evaluate/index.js";
-export { createApp } from "./http/app.js";
+export { createApp, serviceOpenApiDocument } from "./http/app.js";
+export { createHttpMetrics, type HttpMetrics } from "./http/metrics.js";
 export { startServer } from "./http/server.js";
 export {
   type CentralFacts,

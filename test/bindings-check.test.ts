@@ -21,7 +21,7 @@ import { inMemoryCentralFacts } from "../src/plan/resolve/central-facts.js";
 import type { Diagnostic } from "../src/source/diagnostic.js";
 import { formatDiagnostic } from "../src/source/format.js";
 import { positionOf } from "../src/source/source.js";
-import { suggest } from "../src/source/suggest.js";
+import { closestName as suggest } from "../src/source/suggest.js";
 import { checked } from "./local-support.js";
 
 const LONG = process.env.POLAR_SQL_LONG === "1";

@@ -10,6 +10,7 @@ import { dataBindingsDocumentSchema } from "../src/bindings/schema.js";
 import { formatSignature, parseSignature } from "../src/bindings/signature.js";
 import type { BindingSlot, DataBindings } from "../src/bindings/types.js";
 import { quoteIdentifier, quoteString } from "../src/print/postgres-literal.js";
+import { propertyRuns } from "./support/runs.js";
 
 const column = (type: string): BindingSlot => ({ kind: "column", type });
 const constant = (type: string, value: string): BindingSlot => ({ kind: "constant", type, value });
@@ -373,7 +374,7 @@ describe("signatures", () => {
         expect(slotsOf(text)).toEqual(slots);
         expect(formatSignature("p", slotsOf(text))).toBe(text);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(100, 300) },
     );
   });
 
@@ -621,7 +622,7 @@ describe("binding queries", () => {
           "must be one statement; found `;` before its end",
         );
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(100, 300) },
     );
   });
 });

@@ -4,10 +4,10 @@
  * tokens are refused with 400.
  */
 import { readFileSync } from "node:fs";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { ApiError, type PolarService } from "../src/api/service.js";
 import { compareCodePoints } from "../src/core/value.js";
-import { serviceEngines } from "./support/central-services.js";
+import { describeServiceEngines } from "./support/central-services.js";
 
 const RBAC = readFileSync(
   new URL("../examples/reference/12-1-rbac.polar", import.meta.url),
@@ -53,7 +53,7 @@ function tamper(token: string, change: (payload: Record<string, unknown>) => voi
   return `${Buffer.from(JSON.stringify(decoded)).toString("base64url")}.${mac}`;
 }
 
-describe.each(serviceEngines())("list pagination on $name", (engine) => {
+describeServiceEngines({}, "list pagination on $name", (engine) => {
   let service: PolarService;
   beforeAll(async () => {
     service = await engine.fresh();

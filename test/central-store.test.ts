@@ -8,7 +8,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createService } from "../src/api/central.js";
 import { ApiError, type PolarService } from "../src/api/service.js";
-import { serverSchema, serviceEngines } from "./support/central-services.js";
+import { describeServiceEngines, serverSchema } from "./support/central-services.js";
+import { propertyRuns } from "./support/runs.js";
 
 const example = (file: string) =>
   readFileSync(new URL(`../examples/${file}`, import.meta.url), "utf8");
@@ -43,7 +44,7 @@ async function withPolicy(service: PolarService, src: string): Promise<void> {
   await service.clearData();
 }
 
-describe.each(serviceEngines())("central store on $name", (engine) => {
+describeServiceEngines({}, "central store on $name", (engine) => {
   describe("batches", () => {
     it("a bad fact in the middle of a batch stores nothing and is named", async () => {
       const service = await engine.service();
@@ -273,7 +274,7 @@ describe.each(serviceEngines())("central store on $name", (engine) => {
             expected.map((f) => JSON.stringify(f)).sort(),
           );
         }),
-        { numRuns: 25 },
+        { numRuns: propertyRuns(8, 25) },
       );
     });
   });
@@ -516,45 +517,38 @@ test "readers read" {
 
 // Several instances may share one database: the policy, facts and page tokens live there.
 const databaseUrl = process.env.DATABASE_URL;
-if (databaseUrl) {
-  describe("instances sharing one PostgreSQL database", () => {
-    it("start together, see each other's policy, facts and page tokens", async () => {
-      const schema = await serverSchema(databaseUrl, "shared");
-      const opened: PolarService[] = [];
-      try {
-        // Both migrate the empty schema at once; the advisory lock serializes them.
-        const [a, b] = await Promise.all(
-          [0, 1].map(() => createService({ databaseUrl: schema.url, policyRefreshMs: 0 })),
-        );
-        opened.push(a!, b!);
-        await a!.postPolicy({ src: NESTED, filename: "a.polar" }, {});
-        expect((await b!.getPolicy({})).body).toEqual({
-          policy: { filename: "a.polar", src: NESTED },
-        });
-        const members = Array.from({ length: 10_001 }, (_, n) =>
-          fact(
-            "has_relation",
-            v("Project", `p${n}`),
-            v("String", "workspace"),
-            v("Workspace", "w"),
-          ),
-        );
-        await b!.batch([{ inserts: [role("ada", "member", "Workspace", "w"), ...members] }]);
-        const body = {
-          actor_type: "User",
-          actor_id: "ada",
-          action: "view",
-          resource_type: "Project",
-        };
-        const first = (await a!.list({ ...body, page_size: 10_000 })).body as {
-          next_page_token: string;
-        };
-        const second = (await b!.list({ ...body, page_token: first.next_page_token })).body;
-        expect(second).toStrictEqual({ results: ["p9999"] });
-      } finally {
-        for (const service of opened) await service.close();
-        await schema.drop();
-      }
-    });
+describe.skipIf(!databaseUrl)("instances sharing one PostgreSQL database", () => {
+  it("start together, see each other's policy, facts and page tokens", async () => {
+    const schema = await serverSchema(databaseUrl!, "shared");
+    const opened: PolarService[] = [];
+    try {
+      // Both migrate the empty schema at once; the advisory lock serializes them.
+      const [a, b] = await Promise.all(
+        [0, 1].map(() => createService({ databaseUrl: schema.url, policyRefreshMs: 0 })),
+      );
+      opened.push(a!, b!);
+      await a!.postPolicy({ src: NESTED, filename: "a.polar" }, {});
+      expect((await b!.getPolicy({})).body).toEqual({
+        policy: { filename: "a.polar", src: NESTED },
+      });
+      const members = Array.from({ length: 10_001 }, (_, n) =>
+        fact("has_relation", v("Project", `p${n}`), v("String", "workspace"), v("Workspace", "w")),
+      );
+      await b!.batch([{ inserts: [role("ada", "member", "Workspace", "w"), ...members] }]);
+      const body = {
+        actor_type: "User",
+        actor_id: "ada",
+        action: "view",
+        resource_type: "Project",
+      };
+      const first = (await a!.list({ ...body, page_size: 10_000 })).body as {
+        next_page_token: string;
+      };
+      const second = (await b!.list({ ...body, page_token: first.next_page_token })).body;
+      expect(second).toStrictEqual({ results: ["p9999"] });
+    } finally {
+      for (const service of opened) await service.close();
+      await schema.drop();
+    }
   });
-}
+});

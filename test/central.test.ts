@@ -13,10 +13,11 @@ import type { GroundFact } from "../src/core/value.js";
 import { indexFacts } from "../src/evaluate/index.js";
 import { askEverything } from "./support/central-answers.js";
 import { CENTRAL_FAMILIES, type CentralFamily, NOW } from "./support/central-families.js";
-import { serviceEngines } from "./support/central-services.js";
+import { describeServiceEngines } from "./support/central-services.js";
+import { propertyRuns } from "./support/runs.js";
 
 /** Each run asks a few hundred questions of a real database; keep the count modest. */
-const RUNS = Number(process.env.CENTRAL_RUNS ?? 6);
+const RUNS = Number(process.env.CENTRAL_RUNS ?? propertyRuns(1, 6));
 
 let sqlDb: PGlite;
 beforeAll(async () => {
@@ -36,7 +37,7 @@ function programOf(family: CentralFamily): Program {
 const wire = (facts: readonly GroundFact[]) =>
   facts.map((f) => ({ predicate: f.predicate, args: f.args.map((a) => ({ ...a })) }));
 
-describe.each(serviceEngines({ now: () => NOW }))("central consistency on $name", (engine) => {
+describeServiceEngines({ now: () => NOW }, "central consistency on $name", (engine) => {
   describe.each(CENTRAL_FAMILIES)("$name", (family) => {
     const program = programOf(family);
     const facts = fc.subarray([...family.space], { maxLength: Math.min(18, family.space.length) });

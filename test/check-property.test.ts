@@ -7,6 +7,7 @@ import { stripSpans } from "../src/check/structural.js";
 import { parsePolicy } from "../src/polar/parse.js";
 import type { SourceFile } from "../src/source/source.js";
 import { checkOk, normalizeClause } from "./check-support.js";
+import { propertyRuns } from "./support/runs.js";
 
 const text = (value: unknown) =>
   JSON.stringify(value, (_, v) => (typeof v === "bigint" ? `${v}n` : v));
@@ -57,7 +58,7 @@ describe("order independence", () => {
             expect(summary(checkOk(sources))).toEqual(baseline);
           },
         ),
-        { numRuns: 40 },
+        { numRuns: propertyRuns(15, 40) },
       );
     });
   }

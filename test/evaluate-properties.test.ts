@@ -18,6 +18,7 @@ import {
   query,
 } from "../src/evaluate/index.js";
 import { EXAMPLES, ent, fact, int, policy, user } from "./evaluate-support.js";
+import { propertyRuns } from "./support/runs.js";
 
 type Model = (
   facts: readonly GroundFact[],
@@ -251,7 +252,7 @@ const families = [rbac, folders, nested, global, attributes];
 // ---------------------------------------------------------------- properties
 
 const factSets = (family: Family) => fc.subarray([...family.universe]);
-const runs = { numRuns: 60 };
+const runs = { numRuns: propertyRuns(20, 60) };
 
 describe.each(families)("$name", (family) => {
   it("answers exactly as a hand-written model of the policy", () => {

@@ -10,7 +10,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createService } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
-import { FACTS_HELP, runFactsCommand } from "../src/cli/facts-command.js";
+import { runFactsCommand } from "../src/cli/facts-command.js";
+import { FACTS_SYNC_HELP, runFactsSync } from "../src/cli/facts-sync-command.js";
 import type { CliIo } from "../src/cli/io.js";
 import { main } from "../src/cli/main.js";
 import type { GroundFact } from "../src/core/value.js";
@@ -117,7 +118,7 @@ describe.skipIf(!databaseUrl)("facts sync on PostgreSQL", () => {
       isTTY: options.tty ?? false,
     };
     const config = join(dir, options.file ?? "sync.yaml");
-    run.code = await runFactsCommand(["sync", "--config", config, ...args], io, { env });
+    run.code = await runFactsSync(["--config", config, ...args], io, { env });
     return run;
   }
   const direct = () => ["--database-url", store.url];
@@ -335,8 +336,8 @@ describe("the facts command", () => {
   it("is in the command table, with its help", async () => {
     const { io, out } = capture();
     expect(await main(["facts", "sync", "--help"], io)).toBe(0);
-    expect(out.stdout).toBe(FACTS_HELP);
-    expect(FACTS_HELP).toContain("--dry-run");
+    expect(out.stdout).toBe(FACTS_SYNC_HELP);
+    expect(FACTS_SYNC_HELP).toContain("--dry-run");
   });
   it("refuses wrong arguments with exit code 2", async () => {
     const cases: [string[], RegExp][] = [
@@ -351,12 +352,17 @@ describe("the facts command", () => {
         ["sync", "--config", "/nonexistent/x.yaml", "--database-url", "postgres://h"],
         /cannot read .*no such file/,
       ],
-      [["push"], /unknown subcommand `facts push`/],
+      [["push"], /unknown command `facts push`/],
       [["sync", "--bogus"], /unknown option/i],
     ];
     for (const [args, message] of cases) {
       const { io, out } = capture();
-      expect(await runFactsCommand(args, io, { env: {} }), args.join(" ")).toBe(2);
+      const [first, ...rest] = args;
+      const code =
+        first === "sync"
+          ? await runFactsSync(rest, io, { env: {} })
+          : await runFactsCommand(args, io);
+      expect(code, args.join(" ")).toBe(2);
       expect(out.stderr).toMatch(message);
     }
   });

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { splitItems } from "../src/polar/items.js";
 import { lexPolicy } from "../src/polar/lexer.js";
 import { type ParseResult, parsePolicy } from "../src/polar/parse.js";
+import { propertyRuns } from "./support/runs.js";
 
 const folder = new URL("../examples/reference/", import.meta.url);
 const examples = readdirSync(folder)
@@ -106,7 +107,7 @@ describe("hostile input", () => {
       fc.property(polarText, (text) => {
         expectWellFormed(text, parse(text));
       }),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(100, 400) },
     );
   });
 
@@ -115,7 +116,7 @@ describe("hostile input", () => {
       fc.property(anyText, (text) => {
         expectWellFormed(text, parse(text));
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(50, 200) },
     );
   });
 
@@ -127,7 +128,7 @@ describe("hostile input", () => {
         parse(other); // the shared parser must carry nothing over between calls
         expect(parse(text)).toEqual(first);
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(50, 200) },
     );
   });
 
@@ -163,7 +164,7 @@ describe("hostile input", () => {
         expectWellFormed(text, result);
         expect(result.diagnostics.some((d) => d.severity === "error")).toBe(true);
       }),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(100, 400) },
     );
   });
 

@@ -14,7 +14,7 @@ import { runServeCommand, type ServeOptions } from "../src/cli/serve-command.js"
 import { runSqlCommand } from "../src/cli/sql-command.js";
 import type { ServerHandle } from "../src/http/server.js";
 import { fakeService } from "./http-fake-service.js";
-import { testEngines } from "./support/databases.js";
+import { describeEngines } from "./support/databases.js";
 
 const POLICY = "examples/reference/12-2-nested-relations.polar";
 const BINDINGS = `facts:
@@ -101,7 +101,7 @@ async function run(args: string[]) {
 
 const base = () => ["--policy", POLICY, "--bindings", file("bindings.yaml")];
 
-describe.each(testEngines())("polar-sql sql on $name", (engine) => {
+describeEngines("polar-sql sql on $name", (engine) => {
   beforeAll(async () => {
     await (await engine.db()).exec(SCHEMA);
   });
@@ -181,10 +181,28 @@ describe("polar-sql sql errors", () => {
   it.each([
     [[], "no question given"],
     [["grant"], "unknown question `grant`"],
-    [["authorize", "--bindings", "x.yaml"], "no policy files given"],
-    [["authorize", "--policy", POLICY], "`--bindings <file>` is required"],
     [
-      ["authorize", "--policy", POLICY, "--bindings", "BINDINGS", "--actor", "User17"],
+      ["authorize", "--bindings", "x.yaml"],
+      "`authorize` needs `--policy`, `--actor`, `--action` and `--resource`",
+    ],
+    [
+      ["authorize", "--policy", POLICY, "--action", "a"],
+      "`authorize` needs `--bindings`, `--actor`",
+    ],
+    [
+      [
+        "authorize",
+        "--policy",
+        POLICY,
+        "--bindings",
+        "BINDINGS",
+        "--action",
+        "a",
+        "--resource",
+        "T:1",
+        "--actor",
+        "User17",
+      ],
       "`--actor` must be `Type:id`, got `User17`",
     ],
     [
@@ -207,9 +225,23 @@ describe("polar-sql sql errors", () => {
       ["evaluate", "--policy", POLICY, "--bindings", "BINDINGS"],
       "`evaluate` takes its question from `--body <file>`",
     ],
-    [["authorize", "--policy", POLICY, "--frobnicate"], "unknown option '--frobnicate'"],
+    [["authorize", "--policy", POLICY, "--frobnicate"], "unknown option `--frobnicate`"],
+    [["list", "--colunm", "id"], "unknown option `--colunm`; did you mean `--column`?"],
+    [["lsit"], "unknown question `lsit`; did you mean `list`?"],
     [
-      ["authorize", "--policy", "missing.polar", "--bindings", "BINDINGS"],
+      [
+        "authorize",
+        "--policy",
+        "missing.polar",
+        "--bindings",
+        "BINDINGS",
+        "--actor",
+        "User:1",
+        "--action",
+        "a",
+        "--resource",
+        "T:1",
+      ],
       "cannot read `missing.polar`: no such file",
     ],
   ])("usage error %j → exit 2", async (args, message) => {
@@ -433,7 +465,8 @@ describe("polar-sql serve", () => {
       "give either `--data` or `--database-url`, not both",
     ],
     [["--policy", POLICY, "--log-level", "loud"], "`--log-level` must be one of"],
-    [["--policy", POLICY, "--what"], "unknown option '--what'"],
+    [["--policy", POLICY, "--what"], "unknown option `--what`"],
+    [["--policy", POLICY, "--prot", "1"], "unknown option `--prot`; did you mean `--port`?"],
     [["--policy", "missing.polar"], "cannot read `missing.polar`: no such file"],
     [
       ["--policy", POLICY, "--api-key-file", "missing-keys.txt"],

@@ -59,6 +59,7 @@ export function fakeService(): FakeService {
     getFacts: record("getFacts", (query) => ({
       body: [...(query as Map<string, string>).entries()],
     })),
+    exportFacts: record("exportFacts", (query) => ({ body: { facts: [], query } })),
     clearData: record("clearData", () => ({
       body: { message: "cleared" },
       dataVersion: ++version,

@@ -13,6 +13,7 @@ import { silentLogger } from "../src/http/logger.js";
 import { ROUTES } from "../src/http/routes.js";
 import { type ServerHandle, startServer } from "../src/http/server.js";
 import { fakeService } from "./http-fake-service.js";
+import { propertyRuns } from "./support/runs.js";
 
 const KEY = "fuzz-key";
 const bodyPaths = ROUTES.filter((r) => r.body === "json").map((r) => `/api${r.path}`);
@@ -48,7 +49,7 @@ function isJson(text: string): boolean {
 }
 
 const path = fc.constantFrom(...bodyPaths);
-const runs = { numRuns: 60 };
+const runs = { numRuns: propertyRuns(20, 60) };
 
 describe("fuzzed bodies against the adapter", () => {
   it("arbitrary bytes: 200 exactly when they are JSON, else 400", async () => {
@@ -108,7 +109,7 @@ describe("fuzzed bodies against the adapter", () => {
           expect(status).toBe(depth <= MAX_JSON_DEPTH ? 200 : 400);
         },
       ),
-      { numRuns: 20, examples: [[bodyPaths[0]!, 100_000, false]] },
+      { numRuns: propertyRuns(8, 20), examples: [[bodyPaths[0]!, 100_000, false]] },
     );
   });
 
@@ -265,7 +266,7 @@ describe("fuzzed bodies against the real service", () => {
         );
         expect([200, 400], `${path} ${JSON.stringify(changed)?.slice(0, 500)}`).toContain(status);
       }),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(40, 150) },
     );
   });
 
@@ -275,7 +276,7 @@ describe("fuzzed bodies against the real service", () => {
         const { status } = await send(p, JSON.stringify(body), realServer);
         expect([200, 202, 400], `${p} ${JSON.stringify(body).slice(0, 300)}`).toContain(status);
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(20, 60) },
     );
   });
 

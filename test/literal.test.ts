@@ -11,7 +11,8 @@ import {
   renderValue,
   sqlTypeOf,
 } from "../src/print/postgres-literal.js";
-import { testEngines } from "./support/databases.js";
+import { describeEngines } from "./support/databases.js";
+import { propertyRuns } from "./support/runs.js";
 
 const ticket = (id: string): Value => ({ type: "Ticket", id });
 const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8");
@@ -259,12 +260,12 @@ describe("integer sql types refuse every id that is not a canonical integer", ()
         expect(rendered === null).toBe(!inRange);
         if (rendered !== null) expect(rendered).toMatch(/^(?:[0-9]+|\(-[0-9]+\))$/);
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(100, 500) },
     );
   });
 });
 
-describe.each(testEngines())("round trips on $name", (engine) => {
+describeEngines("round trips on $name", (engine) => {
   it("strings come back unchanged from a select list", async () => {
     const db = await engine.db();
     await fc.assert(
@@ -272,7 +273,7 @@ describe.each(testEngines())("round trips on $name", (engine) => {
         const rows = await db.query<{ v: string }>(`SELECT ${hexOf(quoteString(text))} AS v`);
         expect(rows).toEqual([{ v: hex(text) }]);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(60, 300) },
     );
   });
 
@@ -291,7 +292,7 @@ describe.each(testEngines())("round trips on $name", (engine) => {
         const result = await db.query<{ v: string }>(sql);
         expect(result.map((r) => r.v)).toEqual(rows.map((row) => hex(row.id)));
       }),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(30, 150) },
     );
   });
 
@@ -309,7 +310,7 @@ describe.each(testEngines())("round trips on $name", (engine) => {
         );
         expect(rows).toEqual([{ n: 1 }]);
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(25, 100) },
     );
   });
 
@@ -322,7 +323,7 @@ describe.each(testEngines())("round trips on $name", (engine) => {
           const rows = await db.query<{ v: string }>(`SELECT ${hexOf(quoteString(text))} AS v`);
           expect(rows).toEqual([{ v: hex(text) }]);
         }),
-        { numRuns: 150 },
+        { numRuns: propertyRuns(30, 150) },
       );
     } finally {
       await db.exec("SET standard_conforming_strings = on; SET escape_string_warning = on");
@@ -338,7 +339,7 @@ describe.each(testEngines())("round trips on $name", (engine) => {
         expect(await db.query<{ k: string }>(sql)).toEqual([{ k: hex(name) }]);
       }),
       // `t` is also the row's alias: the row is still read as a whole.
-      { numRuns: 200, examples: [["t"]] },
+      { numRuns: propertyRuns(40, 200), examples: [["t"]] },
     );
   });
 
@@ -353,7 +354,7 @@ describe.each(testEngines())("round trips on $name", (engine) => {
         );
         expect(rows).toEqual([{ v: n.toString(), t: "bigint", e: n.toString() }]);
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(40, 200) },
     );
   });
 
@@ -375,7 +376,7 @@ describe.each(testEngines())("round trips on $name", (engine) => {
         const expected = stored.includes(id);
         expect(rows).toEqual([{ direct: expected, joined: expected }]);
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(25, 100) },
     );
   });
 

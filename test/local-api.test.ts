@@ -32,7 +32,7 @@ import { DataBindingsError } from "../src/bindings/parse.js";
 import type { GroundFact } from "../src/core/value.js";
 import { compiledQuery } from "../src/print/compose.js";
 import { checked } from "./local-support.js";
-import { type TestDatabase, testEngines } from "./support/databases.js";
+import { describeEngines, type TestDatabase } from "./support/databases.js";
 
 interface Tables {
   docs: { id: number; public: boolean };
@@ -208,7 +208,7 @@ has_permission(_: User, "read", _: Doc);`);
   });
 });
 
-describe.each(testEngines())("$name", (engine) => {
+describeEngines("$name", (engine) => {
   let db: TestDatabase;
   beforeAll(async () => {
     db = await engine.db();

@@ -4,12 +4,12 @@
  * that what is kept never leaks into a question it does not belong to: other bindings (SQL
  * types), other actors, context facts, and a source whose data changed.
  */
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { authorizeQuery, listQuery } from "../src/api/local.js";
 import type { GroundFact } from "../src/core/value.js";
 import type { CentralFacts } from "../src/plan/resolve/central-facts.js";
 import { checked } from "./local-support.js";
-import { testEngines } from "./support/databases.js";
+import { describeEngines } from "./support/databases.js";
 
 const program = checked(`actor User {}
 resource Org { roles = ["member"]; }
@@ -85,7 +85,7 @@ function list(central: CentralFacts, actor: string, repoType: string): string {
   ).sql;
 }
 
-describe.each(testEngines())("central rows kept per array ($name)", (engine) => {
+describeEngines("central rows kept per array ($name)", (engine) => {
   const schema = `CREATE TABLE repos (id integer, org_id integer);
 INSERT INTO repos VALUES (20, 1);`;
   const textSchema = `CREATE TABLE repos (id text, org_id integer);

@@ -13,7 +13,7 @@ import { actionsQuery, authorizeQuery, evaluateQueryLocal, listQuery } from "../
 import type { GroundFact } from "../src/core/value.js";
 import { inMemoryCentralFacts } from "../src/plan/resolve/central-facts.js";
 import { checked } from "./local-support.js";
-import { testEngines } from "./support/databases.js";
+import { describeEngines } from "./support/databases.js";
 
 interface Question {
   readonly name: string;
@@ -51,7 +51,7 @@ function canonicalRows(rows: readonly unknown[]): string[] {
     .sort();
 }
 
-describe.each(testEngines())("$name", (engine) => {
+describeEngines("$name", (engine) => {
   describe.each(cases)("%s", (name) => {
     const program = checked(read(name, "policy.polar"));
     const bindings = read(name, "bindings.yaml");

@@ -5,7 +5,7 @@
  * not change answers.
  */
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { authorizeQuery, evaluateQueryLocal, listQuery } from "../src/api/local.js";
 import type { GroundFact, Value } from "../src/core/value.js";
 import { quoteString } from "../src/print/postgres-literal.js";
@@ -19,7 +19,8 @@ import {
   prepare,
   type RoutedFact,
 } from "./local-support.js";
-import { testEngines } from "./support/databases.js";
+import { describeEngines } from "./support/databases.js";
+import { propertyRuns } from "./support/runs.js";
 
 const nasty = [
   "it's",
@@ -69,7 +70,7 @@ resource Doc {
 
 const program = checked(family.policy);
 
-describe.each(testEngines())("$name", (engine) => {
+describeEngines("$name", (engine) => {
   it("round-trips hostile ids through authorize, list and select", async () => {
     const db = await engine.db();
     const prepared = await prepare(db, family);
@@ -119,7 +120,7 @@ describe.each(testEngines())("$name", (engine) => {
         const expected = new Set([doc, ...(user === other ? [other] : [])]);
         expect(new Set(listed.map((r) => r.id))).toEqual(expected);
       }),
-      { numRuns: 40 },
+      { numRuns: propertyRuns(10, 40) },
     );
   });
 
@@ -158,7 +159,7 @@ describe.each(testEngines())("$name", (engine) => {
           expect(new Set(rows.map((r) => r.user))).toEqual(new Set([user]));
         },
       ),
-      { numRuns: 40 },
+      { numRuns: propertyRuns(10, 40) },
     );
   });
 
@@ -180,7 +181,7 @@ describe.each(testEngines())("$name", (engine) => {
         const probe = "PROBE";
         expect(sqlFor(id)).toBe(sqlFor(probe).replace(quoteString(probe), () => quoteString(id)));
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(50, 200) },
     );
   });
 
@@ -211,7 +212,7 @@ describe.each(testEngines())("$name", (engine) => {
           const loaded = await load(db, prepared, doubled, junk);
           await compareAll(db, prepared, loaded);
         }),
-        { numRuns: 8 },
+        { numRuns: propertyRuns(3, 8) },
       );
     }
   });

@@ -14,7 +14,8 @@ import type { GroundFact } from "../src/core/value.js";
 import { authorize, list } from "../src/evaluate/index.js";
 import { inMemoryCentralFacts } from "../src/plan/resolve/central-facts.js";
 import { checked } from "./local-support.js";
-import { testEngines } from "./support/databases.js";
+import { describeEngines } from "./support/databases.js";
+import { propertyRuns } from "./support/runs.js";
 
 describe("plain scans", () => {
   it("recognizes SELECT items FROM one table with an optional WHERE", () => {
@@ -205,7 +206,7 @@ function factsOf(docs: readonly Doc[], members: readonly { user: string; org: nu
   return facts;
 }
 
-describe.each(testEngines())("merged scans on $name", (engine) => {
+describeEngines("merged scans on $name", (engine) => {
   it("answer as the reference evaluator does", async () => {
     const db = await engine.db();
     await db.exec(`DROP TABLE IF EXISTS docs, members;
@@ -254,7 +255,7 @@ ${memberRows.length ? `INSERT INTO members VALUES ${memberRows.join(", ")};` : "
           }
         }
       }),
-      { numRuns: 40 },
+      { numRuns: propertyRuns(10, 40) },
     );
   });
 });

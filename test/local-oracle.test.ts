@@ -39,9 +39,10 @@ import {
   routedFacts,
 } from "./local-families.js";
 import { compareAll, type Family, load, prepare } from "./local-support.js";
-import { testEngines } from "./support/databases.js";
+import { describeEngines } from "./support/databases.js";
+import { propertyRuns } from "./support/runs.js";
 
-const RUNS = Number(process.env.ORACLE_RUNS ?? 12);
+const RUNS = Number(process.env.ORACLE_RUNS ?? propertyRuns(2, 12));
 
 const cases = (
   [
@@ -62,7 +63,7 @@ const cases = (
   ] as [Family, GroundFact[]][]
 ).map(([family, space]) => ({ name: family.name, family, space }));
 
-describe.each(testEngines())("$name", (engine) => {
+describeEngines("$name", (engine) => {
   describe.each(cases)("$name", ({ family, space }) => {
     it("matches the evaluator with facts in the caller's tables", async () => {
       const db = await engine.db();

@@ -783,9 +783,11 @@ describe("syntax errors", () => {
     expect(names).toEqual(["A", "B"]);
   });
 
-  it("recovers at the next item when a `;` is missing", () => {
+  it("recovers at the next item when a `;` is missing, reported at the end of its line", () => {
     const text = 'p(x) if f(x)\ntest "t" { assert p(1); }';
-    expect(expectDiagnostic(text, "P006", "test")).toBe("unexpected `test`; expected `;`");
+    const [missing] = parse(text).diagnostics;
+    expect(missing).toMatchObject({ code: "P006", message: "missing `;` after `)`" });
+    expect(missing!.span).toEqual({ file: FILE, start: 12, end: 12 });
     expect(parse(text).ast.items.map((item) => item.kind)).toEqual(["test"]);
   });
 

@@ -16,7 +16,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { createService } from "../../src/api/central.js";
-import { runFactsCommand } from "../../src/cli/facts-command.js";
+import { runFactsSync } from "../../src/cli/facts-sync-command.js";
 import type { CliIo } from "../../src/cli/io.js";
 import { createApp } from "../../src/http/app.js";
 import { silentLogger } from "../../src/http/logger.js";
@@ -58,7 +58,7 @@ async function timedSync(args: string[], config: string, env: Record<string, str
   let out = "";
   const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (out += t), isTTY: false };
   const start = performance.now();
-  const code = await runFactsCommand(["sync", "--config", config, ...args], io, { env });
+  const code = await runFactsSync(["--config", config, ...args], io, { env });
   const ms = performance.now() - start;
   if (code !== 0) throw new Error(out);
   return { ms, summary: out.trim().split("\n").at(-1)! };

@@ -38,8 +38,11 @@ const kysely = new Kysely<Database>({
   },
 });
 
-/** The issues `user` may read, by title. */
-export async function readableIssues(user: string): Promise<string[]> {
+/**
+ * The issues `user` may read, by title. `db` holds the quick start's tables (schema.sql);
+ * without it a fresh PGlite is created and loaded.
+ */
+export async function readableIssues(user: string, db?: PGlite): Promise<string[]> {
   const program = checkPolicyOrThrow([
     { name: "policy.polar", text: await readFile(here("policy.polar"), "utf8") },
   ]);
@@ -64,13 +67,13 @@ export async function readableIssues(user: string): Promise<string[]> {
     .orderBy("issues.id")
     .compile();
 
-  const db = await PGlite.create();
+  const own = db ? null : await PGlite.create();
   try {
-    await db.exec(await readFile(here("schema.sql"), "utf8"));
-    const result = await db.query<{ title: string }>(query.sql, [...query.parameters]);
+    if (own) await own.exec(await readFile(here("schema.sql"), "utf8"));
+    const result = await (db ?? own!).query<{ title: string }>(query.sql, [...query.parameters]);
     return result.rows.map((row) => row.title);
   } finally {
-    await db.close();
+    await own?.close();
   }
 }
 

@@ -16,7 +16,7 @@ import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-fac
 import { LiteralError } from "../print/postgres-literal.js";
 import { formatDiagnosticLine } from "../source/format.js";
 import { storeBindings } from "../store/bindings.js";
-import { countFacts, matchingFacts, readShapes } from "../store/facts.js";
+import { countFacts, factsAfter, matchingFacts, readShapes } from "../store/facts.js";
 import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
 import { type CompatEndpoints, compatEndpoints } from "./compat.js";
 import { checkContextFacts } from "./context-facts.js";
@@ -48,6 +48,8 @@ import { ApiError, type PolarService, type Reply } from "./service.js";
 import {
   authorizeResourcesBodySchema,
   batchBodySchema,
+  EXPORT_PAGE_SIZE,
+  exportFactsQuerySchema,
   listPageSchema,
   parseBody,
   policyBodySchema,
@@ -418,6 +420,22 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         }
       }
       return { body: await store.readFacts({ predicate, positions }) };
+    },
+
+    async exportFacts(query) {
+      const { page_size, page_token } = parseBody(exportFactsQuerySchema, query);
+      const size = page_size === undefined ? EXPORT_PAGE_SIZE.default : Number(page_size);
+      if (size < 1 || size > EXPORT_PAGE_SIZE.max) {
+        throw new ApiError(400, `\`page_size\` must be a number from 1 to ${EXPORT_PAGE_SIZE.max}`);
+      }
+      // A token is the key of the last fact sent: a fact key, never anything else.
+      if (page_token !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(page_token)) {
+        throw new ApiError(400, "`page_token` is not a valid page token");
+      }
+      const found = await factsAfter(store.db, page_token ?? null, size + 1);
+      const page = found.slice(0, size);
+      const next = found.length > size ? page.at(-1)!.key : null;
+      return { body: { facts: page.map((entry) => entry.fact), next_page_token: next } };
     },
 
     async clearData() {

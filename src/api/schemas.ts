@@ -190,17 +190,6 @@ export const factReplySchema = z.object({
   args: z.array(z.object({ type: z.string().nullable(), id: z.string().nullable() })),
 });
 
-/** The reply of every write and of `clear_data`: `{"message": "…"}`. */
-export const messageReplySchema = z.object({ message: z.string() });
-
-// ---------------------------------------------------------------- replies of the 2.x routes
-
-/** `POST /list`: `next_page_token` is present only when more results follow. */
-export const listReplySchema = z.object({
-  results: z.array(z.string()),
-  next_page_token: z.string().optional(),
-});
-
 // ---------------------------------------------------------------- the 1.x routes
 
 /** `POST /facts` (1.x `tell`): one fact; the reply is the stored fact. */

@@ -39,6 +39,8 @@ export interface PolarService {
   /** `GET /facts` with the raw query-string pairs (`predicate`, `args.0.type`, ...). */
   getFacts(query: ReadonlyMap<string, string>): Promise<Reply>;
   clearData(): Promise<Reply>;
+  /** `GET /export_facts`: every stored fact once, a page at a time (`page_size`, `page_token`). */
+  exportFacts(query: { page_size?: string; page_token?: string }): Promise<Reply>;
   authorizeQuery(body: unknown): Promise<Reply>;
   actionsQuery(body: unknown): Promise<Reply>;
   listQuery(body: unknown): Promise<Reply>;

@@ -41,6 +41,26 @@ export const policyBodySchema = z.object({
     .transform((f) => f ?? null),
 });
 
+/** `GET /policy`: `id` may name an older version (ignored: the active policy is returned). */
+export const policyQuerySchema = z.object({ id: z.string().optional() });
+
+/** `POST /policy`: `fail_fast=true` reports only the first failing test. */
+export const postPolicyQuerySchema = z.object({ fail_fast: z.enum(["true", "false"]).optional() });
+
+/** `GET /facts`: `predicate`, and `args.N.type` / `args.N.id` per position `N` (not listed). */
+export const factsQuerySchema = z.object({ predicate: nonEmpty("`predicate`") });
+
+export const EXPORT_PAGE_SIZE = { default: 1000, max: 10_000 } as const;
+
+/** `GET /export_facts`: a page size and the previous page's token. */
+export const exportFactsQuerySchema = z.object({
+  page_size: z
+    .string()
+    .regex(/^[0-9]{1,5}$/, `\`page_size\` must be a number from 1 to ${EXPORT_PAGE_SIZE.max}`)
+    .optional(),
+  page_token: z.string().optional(),
+});
+
 /** Validates a body; a failure is a 400 whose message names the field and the problem. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const result = schema.safeParse(body);
@@ -64,6 +84,8 @@ function describeIssue(issue: z.core.$ZodIssue | undefined): string {
         ? `${where} must not be empty`
         : `${where} is too short`;
     default:
+      // A schema's own message already names the field.
+      if (issue.message.startsWith(where)) return issue.message;
       return `${where}: ${issue.message.toLowerCase()}`;
   }
 }

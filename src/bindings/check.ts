@@ -10,7 +10,7 @@ import type { CentralFacts } from "../core/central-facts.js";
 import { type Diagnostic, error, hasErrors, tick, warning } from "../source/diagnostic.js";
 import { locationPrefix } from "../source/format.js";
 import type { SourceFile, Span } from "../source/source.js";
-import { didYouMean } from "../source/suggest.js";
+import { didYouMeanSuffix } from "../source/suggest.js";
 import { spanInScalar } from "./locate.js";
 import { type BindingLocation, type BindingsRead, readDataBindings } from "./parse.js";
 import {
@@ -142,7 +142,7 @@ function checkTypes(
     const part = signatureParts(location.signatureText)?.args[index];
     const at = part?.type ?? part?.value ?? null;
     const span = at ? inSignature(context, location, at[0], at[1]) : location.signature;
-    const suggestion = didYouMean(slot.type, program.types.keys());
+    const suggestion = didYouMeanSuffix(slot.type, program.types.keys());
     context.diagnostics.push(
       error(
         "P707",
@@ -180,7 +180,7 @@ function checkUsed(
     context.diagnostics.push(warning("W004", message, span));
   if (named.length === 0) {
     const name = parts ? inSignature(context, location, ...parts.predicate) : location.signature;
-    const suggestion = didYouMean(binding.predicate, use.callsByName.keys());
+    const suggestion = didYouMeanSuffix(binding.predicate, use.callsByName.keys());
     report(`no rule of the policy reads \`${binding.predicate}\`${suggestion}`, name);
     return;
   }
@@ -207,7 +207,7 @@ function checkUsed(
     const span = part ? inSignature(context, location, ...part) : location.signature;
     const kind = constantKind(binding.predicate, index);
     report(
-      `no rule reads ${kind} ${tick(slot.value)} of binding ${tick(binding.signature)}${didYouMean(slot.value, names)}`,
+      `no rule reads ${kind} ${tick(slot.value)} of binding ${tick(binding.signature)}${didYouMeanSuffix(slot.value, names)}`,
       span,
     );
     return;
@@ -277,7 +277,7 @@ function checkSqlTypes(context: Context, program: Program): void {
     context.diagnostics.push(
       warning(
         "W006",
-        `\`sql_types\` names type ${tick(type)}, which the policy does not declare${didYouMean(type, program.types.keys())}`,
+        `\`sql_types\` names type ${tick(type)}, which the policy does not declare${didYouMeanSuffix(type, program.types.keys())}`,
         span,
       ),
     );

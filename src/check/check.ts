@@ -9,6 +9,7 @@ import { parsePolicy } from "../polar/parse.js";
 import { type Diagnostic, hasErrors } from "../source/diagnostic.js";
 import { formatDiagnosticLine } from "../source/format.js";
 import type { SourceFile } from "../source/source.js";
+import { warnUndeclaredAssertionNames } from "./assertion-names.js";
 import { blockScopes, mergeBlocks, resourceMetadata } from "./blocks.js";
 import { desugarBlock } from "./desugar.js";
 import { checkObjectLiterals, warnMatchesBang } from "./literals.js";
@@ -132,12 +133,14 @@ export function checkParsedPolicy(
   }
   const factSignatures = inferSignatures([...rules.values()].flat(), items);
   const tests = checkTests(items, { factSignatures, types }, diagnostics);
+  const resources = resourceMetadata(scopes);
+  warnUndeclaredAssertionNames(items, { resources, rules }, diagnostics);
 
   const program: Program = {
     sources,
     rules,
     types,
-    resources: resourceMetadata(scopes),
+    resources,
     factSignatures,
     tests,
     inlineQueries: items.filter((item) => item.kind === "inline_query"),

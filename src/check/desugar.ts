@@ -17,6 +17,7 @@ import type {
 } from "../polar/ast.js";
 import { type Diagnostic, error, tick } from "../source/diagnostic.js";
 import type { Span } from "../source/source.js";
+import { didYouMean } from "../source/suggest.js";
 import type { BlockScope } from "./blocks.js";
 import { type Clause, predicateKey } from "./program.js";
 
@@ -117,6 +118,7 @@ function undeclaredTerm(term: StringLit, scope: BlockScope): Diagnostic {
     "P201",
     `undeclared term ${tick(term.value)} in ${tick(scope.name)}; declare it as ${kinds}`,
     term.span,
+    didYouMean(term.value, scope.terms.keys()),
   );
 }
 
@@ -170,7 +172,9 @@ function translateRef(ref: ShorthandRef, context: Context): Expr | null {
         "P203",
         `${tick(relationName)} is not a relation of ${tick(scope.name)}`,
         on.span,
-        on.kind === "variable" ? `write the relation name in quotes: "${on.name}"` : undefined,
+        on.kind === "variable" && relation?.kind === "relation"
+          ? `write the relation name in quotes: "${on.name}"`
+          : didYouMean(relationName, relationsOf(scope)),
       ),
     );
     return null;
@@ -192,6 +196,7 @@ function translateRef(ref: ShorthandRef, context: Context): Expr | null {
           "P204",
           `${tick(term.value)} is not declared in ${tick(target.name)} (reached through ${tick(relationName)} of ${tick(scope.name)})`,
           term.span,
+          didYouMean(term.value, target.terms.keys()),
         ),
       );
       return null;
@@ -261,15 +266,25 @@ function translateGlobal(term: StringLit | Variable, span: Span, context: Contex
     const name = term.name === "permission" ? "has_permission" : "has_role";
     return call(name, [actor, term], span);
   }
-  const declared = context.scopes.get("global")?.terms.get(term.value);
+  const global = context.scopes.get("global");
+  const declared = global?.terms.get(term.value);
   if (!declared) {
     context.diagnostics.push(
-      error("P205", `${tick(term.value)} is not declared in the \`global\` block`, term.span),
+      error(
+        "P205",
+        `${tick(term.value)} is not declared in the \`global\` block`,
+        term.span,
+        didYouMean(term.value, global?.terms.keys() ?? []),
+      ),
     );
     return null;
   }
   const name = declared.kind === "permission" ? "has_permission" : "has_role";
   return call(name, [actor, term], span);
+}
+
+function relationsOf(scope: BlockScope): string[] {
+  return [...scope.terms].filter(([, term]) => term.kind === "relation").map(([name]) => name);
 }
 
 function variable(name: string, span: Span): Variable {

@@ -29,8 +29,6 @@ export const BINDINGS_HELP = `usage: polar-sql bindings <check|init> [options]
       a count of duplicates). Only reads: nothing is written to the database.
       --facts names central facts (JSON array) that produce what bindings do not.
       --json prints the diagnostics as a JSON array on stdout.
-      Exits 0 when there are only warnings, 1 on errors, 2 on wrong arguments,
-      unreadable files or an unreachable database.
 
   bindings init --database-url <url> [--schema <name>] [--policy <files...>]
                 [--dialect ${DIALECTS.join("|")}]
@@ -45,6 +43,11 @@ examples:
     --policy app.polar > bindings.yaml
   polar-sql bindings check --policy app.polar --bindings bindings.yaml \\
     --database-url postgres://app@localhost/app
+
+exit codes:
+  0  the bindings are sound (there may be warnings), or a draft was printed
+  1  the bindings have errors
+  2  wrong arguments, unreadable files or an unreachable database
 `;
 
 /** A failure to report: message for stderr, exit code. */

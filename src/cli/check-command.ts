@@ -1,30 +1,40 @@
 import { checkPolicy } from "../check/check.js";
 import { formatDiagnostic } from "../source/format.js";
+import { type CommandSpec, parseCommandArgs, reportUsage, UsageError, wantsHelp } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readSources } from "./io.js";
+
+export const CHECK_SPEC: CommandSpec = {
+  name: "check",
+  usage: "polar-sql check <files...>",
+  options: {},
+};
 
 export const CHECK_HELP = `usage: polar-sql check <files...>
 
 Parses and checks a policy made of one or more .polar files and prints every
-diagnostic with a code frame. Exits 0 when the policy is valid, 1 when it has
-errors, 2 when a file cannot be read.
+diagnostic (errors and warnings) with a code frame on stderr.
+
+exit codes:
+  0  the policy is valid (it may have warnings)
+  1  the policy has errors
+  2  wrong arguments, or a file cannot be read
 `;
 
 /** `polar-sql check a.polar b.polar`: returns the exit code. */
 export async function runCheckCommand(args: readonly string[], io: CliIo): Promise<number> {
-  if (args.includes("--help") || args.includes("-h")) {
+  if (wantsHelp(args)) {
     io.stdout(CHECK_HELP);
     return EXIT_OK;
   }
-  const unknown = args.find((arg) => arg.startsWith("-"));
-  if (unknown) {
-    io.stderr(`error: unknown option \`${unknown}\`\n\n${CHECK_HELP}`);
-    return EXIT_USAGE;
+  let paths: string[];
+  try {
+    paths = parseCommandArgs(CHECK_SPEC, args).positionals;
+    if (paths.length === 0) throw new UsageError("no policy files given");
+  } catch (error) {
+    if (error instanceof UsageError) return reportUsage(io, CHECK_SPEC, error.message);
+    throw error;
   }
-  if (args.length === 0) {
-    io.stderr(`error: no policy files given\n\n${CHECK_HELP}`);
-    return EXIT_USAGE;
-  }
-  const read = await readSources(args);
+  const read = await readSources(paths);
   if (!read.ok) {
     io.stderr(`error: ${read.message}\n`);
     return EXIT_USAGE;

@@ -32,8 +32,10 @@ options:
 Prints a tree: ✓ for what holds, ✗ for what does not, file:line beside rules.
 Colours only on a terminal, and not when NO_COLOR is set.
 
-Exits 0 with an answer (allowed or denied), 1 when the policy is invalid,
-2 for wrong arguments, unreadable files or facts the policy refuses.
+exit codes:
+  0  an answer, allowed or denied
+  1  the policy is invalid
+  2  wrong arguments, unreadable files or facts the policy refuses
 `;
 
 const OPTIONS = {

@@ -1,158 +1,213 @@
 /**
- * `polar-sql facts sync`: keeps stored facts in step with the application's database, from a
- * sync file in the format of Oso's (src/sync/config.ts).
+ * `polar-sql facts get | insert | delete | export | import`: the facts of a running server.
  */
-import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
-import { formatSignature, parseSignature } from "../bindings/signature.js";
-import { parseSyncConfig, SyncConfigError } from "../sync/config.js";
-import { openSources, type SourceConnections, SyncSourceError } from "../sync/source.js";
-import {
-  applySync,
-  planSync,
-  SyncFactError,
-  type SyncStep,
-  selectSignatures,
-} from "../sync/sync.js";
-import { type FactTarget, httpTarget, SyncTargetError, storeTarget } from "../sync/target.js";
-import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./io.js";
+import { formatFact, type PatternValue, parsePattern } from "../client/values.js";
+import { didYouMean } from "../source/suggest.js";
+import { countOption, reportUsage, UsageError } from "./args.js";
+import { runImport } from "./facts-import.js";
+import { runFactsSync } from "./facts-sync-command.js";
+import { type CliIo, EXIT_OK, EXIT_USAGE } from "./io.js";
+import { typedArg } from "./query-commands.js";
+import { CLIENT_EXIT_CODES, CONNECTION_HELP, type RemoteSpec, runRemote } from "./remote.js";
 
-export const FACTS_HELP = `usage: polar-sql facts sync --config <sync.yaml> (--url <url> | --database-url <url>) [options]
+const VALUES_HELP = `values:
+  Type:id        a value: User:bob, String:member, Integer:42
+  Type:"…"       a quoted id, one JSON string: Doc:"a, b", Doc:"tab\\there", Doc:"_"
+                 (needed when the id starts with \`"\` or \`:\`, or is \`_\`; any other id
+                 may also be written as is, spaces and all, as one argument)
+  Type:_         any id of the type (get and delete only)
+  _              any value (get and delete only)
+Output uses the same form, quoting every id that is not plainly safe, so each
+printed value can be passed back as one argument.`;
 
-Makes the stored facts of each signature in the sync file equal to what its query returns
-from the application's PostgreSQL database: inserts what is missing, deletes what is stale.
-Every query runs and every fact is checked before anything is written; a second run
-changes nothing.
+const FACTS_HELP = `usage: polar-sql facts <get|insert|delete|export|import|sync> ...
 
-options:
-  --config <file>         the sync file: \`facts:\` signature -> { db, query },
-                          \`dbs:\` name -> { connection_string } ($NAME reads the environment)
-  --url <url>             a polar-sql server (or POLAR_SQL_URL, OSO_URL)
-  --api-key <key>         its API key (or POLAR_SQL_API_KEY, OSO_AUTH)
-  --database-url <url>    write to a store database directly instead of a server
-  --dry-run               print what would be inserted and deleted per signature; write nothing
-  --only <signature>      sync only this signature (repeatable)
-  --help                  show this help
+Reads and writes the facts stored by a running server.
 
-Exits 0 when done, 1 when a query, a fact or the target fails, 2 for wrong arguments.
+commands:
+  get <predicate> [values...]     print matching facts, one per line
+  insert <predicate> <values...>  insert one fact
+  delete <predicate> <values...>  delete every fact matching (wildcards allowed)
+  export                          print every fact once, as JSON lines
+  import <file>                   insert the facts of a file (JSON lines or a JSON array)
+  sync --config <sync.yaml>       make stored facts match the application's database
+
+Run \`polar-sql facts <command> --help\` for a command's options.
+
+${CLIENT_EXIT_CODES}
 `;
 
-const OPTIONS = {
-  config: { type: "string" },
-  url: { type: "string" },
-  "api-key": { type: "string" },
-  "database-url": { type: "string" },
-  "dry-run": { type: "boolean", default: false },
-  only: { type: "string", multiple: true },
-} as const;
+const JSON_OPTION = { json: { type: "boolean" } } as const;
 
-export interface FactsOptions {
-  /** The environment for `$NAME` and the key variables; defaults to `process.env`. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
+const GET_SPEC: RemoteSpec<typeof JSON_OPTION> = {
+  name: "facts get",
+  usage: "polar-sql facts get <predicate> [values...] [--json]",
+  positionals: ["<predicate>"],
+  variadic: true,
+  options: JSON_OPTION,
+  help: `usage: polar-sql facts get <predicate> [values...] [--json]
+
+Prints the stored facts of the predicate that match the values, one per line
+(with --json: one JSON object per line, the format \`facts import\` reads). With
+values, only facts with exactly that many arguments match; without, facts of
+every arity.
+
+  polar-sql facts get has_role User:bob _ _
+  polar-sql facts get has_relation Repository:_ String:organization Organization:acme
+
+${VALUES_HELP}
+
+${CONNECTION_HELP}
+
+${CLIENT_EXIT_CODES}
+`,
+};
+
+const INSERT_SPEC: RemoteSpec<Record<string, never>> = {
+  name: "facts insert",
+  usage: "polar-sql facts insert <predicate> <values...>",
+  positionals: ["<predicate>"],
+  variadic: true,
+  options: {},
+  help: `usage: polar-sql facts insert <predicate> <values...>
+
+Inserts one fact. Inserting a fact that is already stored changes nothing.
+
+  polar-sql facts insert has_role User:bob String:member Organization:acme
+
+${VALUES_HELP}
+
+${CONNECTION_HELP}
+
+${CLIENT_EXIT_CODES}
+`,
+};
+
+const DELETE_SPEC: RemoteSpec<Record<string, never>> = {
+  name: "facts delete",
+  usage: "polar-sql facts delete <predicate> <values...>",
+  positionals: ["<predicate>"],
+  variadic: true,
+  options: {},
+  help: `usage: polar-sql facts delete <predicate> <values...>
+
+Deletes every stored fact of the predicate with exactly that many arguments
+that matches the values; wildcards match anything. Deleting nothing is not an
+error.
+
+  polar-sql facts delete has_role User:bob _ _     # every role of bob
+
+${VALUES_HELP}
+
+${CONNECTION_HELP}
+
+${CLIENT_EXIT_CODES}
+`,
+};
+
+const PAGE_OPTION = { "page-size": { type: "string" } } as const;
+
+const EXPORT_SPEC: RemoteSpec<typeof PAGE_OPTION> = {
+  name: "facts export",
+  usage: "polar-sql facts export [--page-size <n>]",
+  positionals: [],
+  options: PAGE_OPTION,
+  help: `usage: polar-sql facts export [--page-size <n>]
+
+Prints every stored fact exactly once, one JSON object per line:
+  {"predicate":"has_role","args":[{"type":"User","id":"bob"},...]}
+Facts are read a page at a time (--page-size, 1 to 10000, default 1000) and
+printed as they arrive. Facts written during an export may or may not appear.
+
+  polar-sql facts export > facts.jsonl
+
+options:
+  --page-size <n>   facts per request (default 1000)
+
+${CONNECTION_HELP}
+
+${CLIENT_EXIT_CODES}
+`,
+};
+
+type Subcommand = (args: readonly string[], io: CliIo) => Promise<number>;
+
+const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
+  get: runGet,
+  insert: (args, io) => runWrite(INSERT_SPEC, "inserts", args, io),
+  delete: (args, io) => runWrite(DELETE_SPEC, "deletes", args, io),
+  export: runExport,
+  import: runImport,
+  sync: (args, io) => runFactsSync(args, io),
+};
+
+/** `polar-sql facts <command> ...`: returns the exit code. */
+export async function runFactsCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = args;
+  if (name === undefined || name === "--help" || name === "-h") {
+    io.stdout(FACTS_HELP);
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  const subcommand = SUBCOMMANDS[name];
+  if (!subcommand) {
+    const hint = didYouMean(name, Object.keys(SUBCOMMANDS));
+    const spec = {
+      name: "facts",
+      usage: "polar-sql facts <get|insert|delete|export|import|sync> ...",
+    };
+    return reportUsage(io, spec, `unknown command \`facts ${name}\`${hint ? `; ${hint}` : ""}`);
+  }
+  return subcommand(rest, io);
 }
 
-/**
- * Runs `polar-sql facts <subcommand>`; returns the exit code.
- *
- *   await runFactsCommand(["sync", "--config", "sync.yaml", "--dry-run", "--url", url], io);
- */
-export async function runFactsCommand(
+function runGet(args: readonly string[], io: CliIo): Promise<number> {
+  return runRemote(GET_SPEC, args, io, async ({ client, values, positionals }) => {
+    const [predicate, ...texts] = positionals as [string, ...string[]];
+    const patterns = texts.map(patternArg);
+    const found = await client.getFacts(predicate, patterns);
+    const facts =
+      patterns.length === 0 ? found : found.filter((f) => f.args.length === patterns.length);
+    io.stdout(
+      facts.map((fact) => `${values.json ? JSON.stringify(fact) : formatFact(fact)}\n`).join(""),
+    );
+    return undefined;
+  });
+}
+
+function runWrite(
+  spec: RemoteSpec<Record<string, never>>,
+  kind: "inserts" | "deletes",
   args: readonly string[],
   io: CliIo,
-  options: FactsOptions = {},
 ): Promise<number> {
-  const [subcommand, ...rest] = args;
-  if (subcommand === undefined || subcommand === "--help" || subcommand === "-h") {
-    io.stdout(FACTS_HELP);
-    return subcommand === undefined ? EXIT_USAGE : EXIT_OK;
-  }
-  if (subcommand !== "sync") {
-    io.stderr(`error: unknown subcommand \`facts ${subcommand}\`\n\n${FACTS_HELP}`);
-    return EXIT_USAGE;
-  }
-  if (rest.includes("--help") || rest.includes("-h")) {
-    io.stdout(FACTS_HELP);
-    return EXIT_OK;
-  }
-  const env = options.env ?? process.env;
-  const usage = (message: string) => {
-    io.stderr(`error: ${message}\n\n${FACTS_HELP}`);
-    return EXIT_USAGE;
-  };
-  let values: ReturnType<typeof parse>["values"];
-  const parse = (list: string[]) => parseArgs({ args: list, options: OPTIONS, strict: true });
-  try {
-    ({ values } = parse([...rest]));
-  } catch (error) {
-    const message = (error as Error).message;
-    return usage(message.charAt(0).toLowerCase() + message.slice(1));
-  }
-  if (!values.config) return usage("no sync file given (`--config <sync.yaml>`)");
-  const url = values.url ?? env.POLAR_SQL_URL ?? env.OSO_URL;
-  const databaseUrl = values["database-url"];
-  if (values.url !== undefined && databaseUrl !== undefined)
-    return usage("give either `--url` or `--database-url`, not both");
-  if (databaseUrl === undefined && url === undefined)
-    return usage("say where the facts are stored: `--url <server>` or `--database-url <store>`");
-  const apiKey = values["api-key"] ?? env.POLAR_SQL_API_KEY ?? env.OSO_AUTH;
-  if (databaseUrl === undefined && !apiKey)
-    return usage("`--url` needs an API key (`--api-key`, or POLAR_SQL_API_KEY)");
-
-  let text: string;
-  try {
-    text = await readFile(values.config, "utf8");
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    const reason = code === "ENOENT" ? "no such file" : (cause as Error).message;
-    io.stderr(`error: cannot read \`${values.config}\`: ${reason}\n`);
-    return EXIT_USAGE;
-  }
-  let target: FactTarget | undefined;
-  let sources: SourceConnections | undefined;
-  try {
-    const config = parseSyncConfig(text, values.config, env);
-    const signatures = selectSignatures(config, values.only ?? [], canonicalSignature);
-    target = databaseUrl !== undefined ? await storeTarget(databaseUrl) : httpTarget(url!, apiKey!);
-    sources = openSources(config.dbs);
-    const steps = await planSync(signatures, sources, target);
-    if (values["dry-run"]) {
-      for (const step of steps) io.stdout(`${step.signature.signature}: ${counts([step], true)}\n`);
-      io.stdout(`dry run: ${counts(steps, true)}; nothing written\n`);
-      return EXIT_OK;
+  return runRemote(spec, args, io, async ({ client, positionals }) => {
+    const [predicate, ...texts] = positionals as [string, ...string[]];
+    const shown = [predicate, ...texts].join(" ");
+    if (kind === "inserts") {
+      const fact = { predicate, args: texts.map((text, i) => typedArg(`value ${i + 1}`, text)) };
+      await client.batch([{ inserts: [fact] }]);
+      io.stdout(`inserted ${formatFact(fact)}\n`);
+    } else {
+      await client.batch([{ deletes: [{ predicate, args: texts.map(patternArg) }] }]);
+      io.stdout(`deleted every fact matching ${shown}\n`);
     }
-    await applySync(steps, target, (signature, done, total) => {
-      if (io.isTTY && total > 0) io.stdout(`\r${signature.signature}: ${done}/${total}`);
-    });
-    if (io.isTTY) io.stdout("\r\x1b[K");
-    for (const step of steps) io.stdout(`${step.signature.signature}: ${counts([step], false)}\n`);
-    io.stdout(`synced: ${counts(steps, false)}\n`);
-    return EXIT_OK;
-  } catch (error) {
-    if (
-      error instanceof SyncConfigError ||
-      error instanceof SyncSourceError ||
-      error instanceof SyncFactError ||
-      error instanceof SyncTargetError
-    ) {
-      if (io.isTTY) io.stdout("\r\x1b[K");
-      io.stderr(`error: ${error.message}\n`);
-      return EXIT_FAILED;
-    }
-    throw error;
-  } finally {
-    await sources?.close();
-    await target?.close();
-  }
+    return undefined;
+  });
 }
 
-function canonicalSignature(text: string): string | null {
-  const parsed = parseSignature(text);
-  return parsed.kind === "signature" ? formatSignature(parsed.predicate, parsed.slots) : null;
+function runExport(args: readonly string[], io: CliIo): Promise<number> {
+  return runRemote(EXPORT_SPEC, args, io, async ({ client, values }) => {
+    const pageSize = countOption("page-size", values["page-size"], 1000);
+    for await (const page of client.exportFacts(pageSize)) {
+      io.stdout(page.map((fact) => `${JSON.stringify(fact)}\n`).join(""));
+      await io.flush?.();
+    }
+    return undefined;
+  });
 }
 
-/** `3 inserted, 1 deleted, 40 unchanged`, summed over the steps. */
-function counts(steps: readonly SyncStep[], dry: boolean): string {
-  const sum = (pick: (s: SyncStep) => number) => steps.reduce((n, s) => n + pick(s), 0);
-  const [inserted, deleted] = dry ? ["to insert", "to delete"] : ["inserted", "deleted"];
-  return `${sum((s) => s.inserts.length)} ${inserted}, ${sum((s) => s.deletes.length)} ${deleted}, ${sum((s) => s.unchanged)} unchanged`;
+function patternArg(text: string, index: number): PatternValue {
+  const parsed = parsePattern(text);
+  if (!parsed.ok) throw new UsageError(`value ${index + 1}: ${parsed.message}`);
+  return parsed.value;
 }

@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import type { SourceFile } from "../source/source.js";
 
@@ -7,12 +8,23 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   /** Colour output only on a terminal. */
   readonly isTTY: boolean;
+  /** Progress lines that redraw themselves only when stderr is a terminal; default false. */
+  readonly stderrIsTTY?: boolean;
+  /** Where `POLAR_SQL_URL` and `POLAR_SQL_API_KEY` are read; defaults to `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Resolves once stdout can take more (long outputs wait for slow readers); optional. */
+  readonly flush?: () => Promise<void>;
 }
 
 export const processIo: CliIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   isTTY: Boolean(process.stdout.isTTY),
+  stderrIsTTY: Boolean(process.stderr.isTTY),
+  flush: () =>
+    process.stdout.writableNeedDrain
+      ? once(process.stdout, "drain").then(() => {})
+      : Promise.resolve(),
 };
 
 /** Exit codes shared by every command. */

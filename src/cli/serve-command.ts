@@ -2,14 +2,15 @@
  * `polar-sql serve`: the Oso Cloud–compatible HTTP service on an embedded PGlite store (or a
  * PGlite data directory, or a PostgreSQL server), with a policy and optional facts loaded.
  */
-import { parseArgs } from "node:util";
 import { createService, type ServiceOptions } from "../api/central.js";
 import { ApiError, type PolarService } from "../api/service.js";
 import { createApp } from "../http/app.js";
 import { API_KEYS_ENV, generateApiKey, loadApiKeys } from "../http/auth.js";
 import { createLogger, type LogLevel } from "../http/logger.js";
+import { createHttpMetrics } from "../http/metrics.js";
 import { type ServerHandle, startServer } from "../http/server.js";
 import type { SourceFile } from "../source/source.js";
+import { type CommandSpec, parseCommandArgs, reportUsage, UsageError, wantsHelp } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./io.js";
 import { loadPolicyFiles, readFacts } from "./sql-command.js";
 
@@ -36,8 +37,10 @@ configured, a random key is generated and printed once; requests always need a k
 SIGTERM or SIGINT finishes in-flight requests and closes the store; a second signal,
 or 30 s without the in-flight work finishing, exits at once.
 
-Exits 0 after a clean shutdown, 1 when the policy, facts or store fail, 2 for
-wrong arguments or unreadable files.
+exit codes:
+  0  clean shutdown after SIGTERM or SIGINT
+  1  the policy, the facts or the store fail, or shutdown missed its deadline
+  2  wrong arguments, or a file cannot be read
 `;
 
 export interface ServeOptions {
@@ -55,17 +58,21 @@ export interface ServeOptions {
   readonly logDestination?: { write(line: string): void };
 }
 
-const OPTIONS = {
-  policy: { type: "string", multiple: true },
-  port: { type: "string", default: "8080" },
-  host: { type: "string", default: "127.0.0.1" },
-  data: { type: "string" },
-  "database-url": { type: "string" },
-  facts: { type: "string" },
-  "api-key-file": { type: "string" },
-  "log-level": { type: "string", default: "info" },
-  "allow-unpaged-list": { type: "boolean", default: false },
-} as const;
+export const SERVE_SPEC = {
+  name: "serve",
+  usage: "polar-sql serve --policy <files...> [options]",
+  options: {
+    policy: { type: "string", multiple: true },
+    port: { type: "string", default: "8080" },
+    host: { type: "string", default: "127.0.0.1" },
+    data: { type: "string" },
+    "database-url": { type: "string" },
+    facts: { type: "string" },
+    "api-key-file": { type: "string" },
+    "log-level": { type: "string", default: "info" },
+    "allow-unpaged-list": { type: "boolean" },
+  },
+} as const satisfies CommandSpec;
 
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
 
@@ -79,15 +86,12 @@ export async function runServeCommand(
   io: CliIo,
   options: ServeOptions = {},
 ): Promise<number> {
-  if (args.includes("--help") || args.includes("-h")) {
+  if (wantsHelp(args)) {
     io.stdout(SERVE_HELP);
     return EXIT_OK;
   }
   const parsed = parseServeArgs(args);
-  if (parsed.kind === "usage") {
-    io.stderr(`error: ${parsed.message}\n\n${SERVE_HELP}`);
-    return EXIT_USAGE;
-  }
+  if (parsed.kind === "usage") return reportUsage(io, SERVE_SPEC, parsed.message);
   const { settings } = parsed;
 
   let keys: string[];
@@ -137,7 +141,8 @@ export async function runServeCommand(
       keys = [generated];
     }
     const logger = createLogger(settings.logLevel, options.logDestination);
-    const app = createApp({ service, apiKeys: keys, logger });
+    const metrics = createHttpMetrics({ processMetrics: true });
+    const app = createApp({ service, apiKeys: keys, logger, metrics });
     server = await startServer({ app, port: settings.port, host: settings.host });
   } catch (error) {
     io.stderr(`error: ${describeStartupError(error)}\n`);
@@ -210,16 +215,15 @@ type Parsed =
   | { readonly kind: "usage"; readonly message: string };
 
 function parseServeArgs(args: readonly string[]): Parsed {
-  let values: ReturnType<typeof parse>["values"];
-  let positionals: string[];
-  const parse = (list: string[]) =>
-    parseArgs({ args: list, options: OPTIONS, allowPositionals: true, strict: true });
+  let parsed: ReturnType<typeof parseCommandArgs<typeof SERVE_SPEC.options>>;
   try {
-    ({ values, positionals } = parse([...args]));
+    parsed = parseCommandArgs(SERVE_SPEC, args);
   } catch (error) {
-    const message = (error as Error).message;
-    return { kind: "usage", message: message.charAt(0).toLowerCase() + message.slice(1) };
+    if (error instanceof UsageError) return { kind: "usage", message: error.message };
+    throw error;
   }
+  const { positionals } = parsed;
+  const values = { ...parsed.values, port: parsed.values.port ?? "8080" };
   // `--policy a.polar b.polar`: files after the first are positionals.
   const policyFiles = [...(values.policy ?? []), ...positionals];
   if (policyFiles.length === 0) {
@@ -235,7 +239,7 @@ function parseServeArgs(args: readonly string[]): Parsed {
   if (values.data !== undefined && values["database-url"] !== undefined) {
     return { kind: "usage", message: "give either `--data` or `--database-url`, not both" };
   }
-  const logLevel = values["log-level"] as LogLevel;
+  const logLevel = (values["log-level"] ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     return {
       kind: "usage",
@@ -247,9 +251,9 @@ function parseServeArgs(args: readonly string[]): Parsed {
     settings: {
       policyFiles,
       port,
-      host: values.host,
+      host: values.host ?? "127.0.0.1",
       logLevel,
-      allowUnpagedList: values["allow-unpaged-list"],
+      allowUnpagedList: values["allow-unpaged-list"] === true,
       ...(values.data !== undefined && { dataDir: values.data }),
       ...(values["database-url"] !== undefined && { databaseUrl: values["database-url"] }),
       ...(values.facts !== undefined && { factsFile: values.facts }),

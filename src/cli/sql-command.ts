@@ -3,7 +3,6 @@
  * into SQL, from flags or from the JSON body of the matching HTTP endpoint, and prints it.
  */
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import {
   actionsQuery,
@@ -20,6 +19,15 @@ import type { Program } from "../check/program.js";
 import type { GroundFact } from "../core/value.js";
 import { formatDiagnostic } from "../source/format.js";
 import type { SourceFile } from "../source/source.js";
+import { didYouMean } from "../source/suggest.js";
+import {
+  type CommandSpec,
+  parseCommandArgs,
+  reportUsage,
+  requireOptions,
+  UsageError,
+  wantsHelp,
+} from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readSources } from "./io.js";
 
 export const SQL_HELP = `usage: polar-sql sql <question> --policy <files...> --bindings <file> [options]
@@ -48,8 +56,10 @@ examples:
     --actor User:17 --action view --resource-type Ticket --column tickets.id
   polar-sql sql evaluate --policy app.polar --bindings app.yaml --body query.json
 
-Exits 0 after printing the SQL, 1 when the policy or the question is invalid,
-2 for wrong arguments or unreadable files.
+exit codes:
+  0  the SQL was printed on stdout
+  1  the policy, the bindings, the facts or the question is invalid
+  2  wrong arguments, or a file cannot be read
 `;
 
 const QUESTIONS = ["authorize", "actions", "list", "evaluate"] as const;
@@ -65,7 +75,7 @@ export class CommandError extends Error {
   }
 }
 
-const usage = (message: string) => new CommandError(message, EXIT_USAGE);
+const usage = (message: string) => new UsageError(message);
 
 /**
  * `polar-sql sql authorize --policy p.polar --bindings b.yaml --actor User:1 …`: prints the SQL
@@ -75,7 +85,7 @@ const usage = (message: string) => new CommandError(message, EXIT_USAGE);
  *     "User:17", "--action", "view", "--resource-type", "Ticket", "--column", "t.id"], processIo);
  */
 export async function runSqlCommand(args: readonly string[], io: CliIo): Promise<number> {
-  if (args.includes("--help") || args.includes("-h")) {
+  if (wantsHelp(args)) {
     io.stdout(SQL_HELP);
     return EXIT_OK;
   }
@@ -83,8 +93,9 @@ export async function runSqlCommand(args: readonly string[], io: CliIo): Promise
     io.stdout(`${await compile(args, io)}\n`);
     return EXIT_OK;
   } catch (error) {
+    if (error instanceof UsageError) return reportUsage(io, SQL_SPEC, error.message);
     if (error instanceof CommandError) {
-      io.stderr(`error: ${error.message}\n${error.exitCode === EXIT_USAGE ? `\n${SQL_HELP}` : ""}`);
+      io.stderr(`error: ${error.message}\n`);
       return error.exitCode;
     }
     // The compiler's own refusals (bad bindings, uninferable types) are the user's to fix.
@@ -94,15 +105,22 @@ export async function runSqlCommand(args: readonly string[], io: CliIo): Promise
 }
 
 async function compile(args: readonly string[], io: CliIo): Promise<string> {
-  const { values, positionals } = parseOptions(args);
+  const { values, positionals } = parseCommandArgs(SQL_SPEC, args);
   const [name, ...extraFiles] = positionals;
-  if (name === undefined) throw usage("no question given; expected one of " + questionList());
+  if (name === undefined) throw usage(`no question given; expected one of ${questionList()}`);
   if (!(QUESTIONS as readonly string[]).includes(name)) {
-    throw usage(`unknown question \`${name}\`; expected one of ${questionList()}`);
+    const hint = didYouMean(name, QUESTIONS);
+    throw usage(`unknown question \`${name}\`; ${hint ?? `expected one of ${questionList()}`}`);
   }
   const question = name as Question;
   const policyFiles = [...(values.policy ?? []), ...extraFiles];
-  if (policyFiles.length === 0) throw usage("no policy files given (`--policy <files...>`)");
+  if (question === "evaluate" && values.body === undefined) {
+    throw usage("`evaluate` takes its question from `--body <file>`");
+  }
+  // Every missing flag is named at once, before any file is read.
+  const present = { ...values, policy: policyFiles.length > 0 ? policyFiles : undefined };
+  const required = values.body === undefined ? ["bindings", ...QUESTION_FLAGS[question]] : [];
+  requireOptions(present, ["policy", ...required], question);
   const { program } = await loadPolicyFiles(policyFiles, io);
   const options: LocalOptions = values.facts
     ? { central: centralFacts(program, await readFacts(values.facts)) }
@@ -131,27 +149,32 @@ async function compile(args: readonly string[], io: CliIo): Promise<string> {
   }
 }
 
-const OPTIONS = {
-  policy: { type: "string", multiple: true },
-  bindings: { type: "string" },
-  body: { type: "string" },
-  facts: { type: "string" },
-  actor: { type: "string" },
-  action: { type: "string" },
-  resource: { type: "string" },
-  "resource-type": { type: "string" },
-  column: { type: "string" },
-} as const;
+export const SQL_SPEC = {
+  name: "sql",
+  usage:
+    "polar-sql sql <authorize|actions|list|evaluate> --policy <files...> --bindings <file> [options]",
+  options: {
+    policy: { type: "string", multiple: true },
+    bindings: { type: "string" },
+    body: { type: "string" },
+    facts: { type: "string" },
+    actor: { type: "string" },
+    action: { type: "string" },
+    resource: { type: "string" },
+    "resource-type": { type: "string" },
+    column: { type: "string" },
+  },
+} as const satisfies CommandSpec;
 
-type Values = ReturnType<typeof parseOptions>["values"];
+/** The flags each question needs when it is not given as `--body`. */
+const QUESTION_FLAGS: Readonly<Record<Question, readonly (keyof Values & string)[]>> = {
+  authorize: ["actor", "action", "resource"],
+  actions: ["actor", "resource"],
+  list: ["actor", "action", "resource-type", "column"],
+  evaluate: [],
+};
 
-function parseOptions(args: readonly string[]) {
-  try {
-    return parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw usage(lowerFirst((error as Error).message));
-  }
-}
+type Values = ReturnType<typeof parseCommandArgs<typeof SQL_SPEC.options>>["values"];
 
 function questionList(): string {
   return QUESTIONS.map((q) => `\`${q}\``).join(", ");

@@ -1,7 +1,14 @@
 import { checkPolicy } from "../check/check.js";
 import { formatTestReport, runTests, testReportJson } from "../evaluate/index.js";
 import { formatDiagnostic, formatDiagnosticLine } from "../source/format.js";
+import { type CommandSpec, parseCommandArgs, reportUsage, UsageError, wantsHelp } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readSources } from "./io.js";
+
+export const TEST_SPEC: CommandSpec<{ json: { type: "boolean" } }> = {
+  name: "test",
+  usage: "polar-sql test [--json] <files...>",
+  options: { json: { type: "boolean" } },
+};
 
 export const TEST_HELP = `usage: polar-sql test [--json] <files...>
 
@@ -11,8 +18,10 @@ inline queries against the reference evaluator. Prints one line per test.
 options:
   --json   print the report as JSON on stdout
 
-Exits 0 when every test passes, 1 on a failing test or an invalid policy,
-2 when a file cannot be read or the arguments are wrong.
+exit codes:
+  0  every test passes
+  1  a test fails, or the policy has errors
+  2  wrong arguments, or a file cannot be read
 `;
 
 /**
@@ -21,21 +30,21 @@ Exits 0 when every test passes, 1 on a failing test or an invalid policy,
  * @example
  * const code = await runTestCommand(["examples/reference/rbac.polar"], processIo);
  */
-export async function runTestCommand(args: string[], io: CliIo): Promise<number> {
-  if (args.includes("--help") || args.includes("-h")) {
+export async function runTestCommand(args: readonly string[], io: CliIo): Promise<number> {
+  if (wantsHelp(args)) {
     io.stdout(TEST_HELP);
     return EXIT_OK;
   }
-  const json = args.includes("--json");
-  const unknown = args.find((arg) => arg.startsWith("-") && arg !== "--json");
-  if (unknown) {
-    io.stderr(`error: unknown option \`${unknown}\`\n\n${TEST_HELP}`);
-    return EXIT_USAGE;
-  }
-  const paths = args.filter((arg) => arg !== "--json");
-  if (paths.length === 0) {
-    io.stderr(`error: no policy files given\n\n${TEST_HELP}`);
-    return EXIT_USAGE;
+  let paths: string[];
+  let json: boolean;
+  try {
+    const parsed = parseCommandArgs(TEST_SPEC, args);
+    paths = parsed.positionals;
+    json = parsed.values.json === true;
+    if (paths.length === 0) throw new UsageError("no policy files given");
+  } catch (error) {
+    if (error instanceof UsageError) return reportUsage(io, TEST_SPEC, error.message);
+    throw error;
   }
   const read = await readSources(paths);
   if (!read.ok) {

@@ -5,10 +5,15 @@
 import { randomUUID } from "node:crypto";
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { z } from "zod";
+import { healthReplySchema } from "../api/replies.js";
 import { ApiError, type PolarService, type Reply } from "../api/service.js";
+import { packageVersion } from "../core/version.js";
 import { createKeyCheck } from "./auth.js";
 import { readJsonBody } from "./body.js";
-import { matchRoute, type Route } from "./routes.js";
+import { createHttpMetrics, type HttpMetrics } from "./metrics.js";
+import { type DocumentedRoute, openApiDocument } from "./openapi.js";
+import { matchRoute, ROUTES, type Route } from "./routes.js";
 
 /** What the adapter logs through; a pino logger fits, tests pass a capturing object. */
 export interface HttpLogger {
@@ -21,6 +26,8 @@ export interface AppOptions {
   /** Accepted bearer keys; at least one (the server never runs unauthenticated). */
   readonly apiKeys: readonly string[];
   readonly logger: HttpLogger;
+  /** Where request metrics go; default a registry of the app's own (without process metrics). */
+  readonly metrics?: HttpMetrics;
 }
 
 interface Vars {
@@ -29,6 +36,55 @@ interface Vars {
 
 const API_PREFIX = "/api";
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+
+/** The routes outside the `/api` table, documented like those in routes.ts. */
+const APP_ROUTES: readonly DocumentedRoute[] = [
+  {
+    method: "GET",
+    path: "/health",
+    doc: { summary: "the process is up", reply: healthReplySchema, auth: false },
+  },
+  {
+    method: "GET",
+    path: `${API_PREFIX}/openapi.json`,
+    doc: {
+      summary: "this OpenAPI 3.1 document",
+      reply: z.record(z.string(), z.unknown()),
+      auth: false,
+    },
+  },
+  {
+    method: "GET",
+    path: "/metrics",
+    doc: {
+      summary: "Prometheus metrics: requests by route and status, latency histograms",
+      reply: z.string(),
+      replyType: "text/plain",
+    },
+  },
+];
+
+/**
+ * Every route the app serves with its documentation: the `/api` table and the app's own.
+ *
+ *   documentedRoutes().map((r) => `${r.method} ${r.path}`); // ["GET /api/policy", …]
+ */
+export function documentedRoutes(): DocumentedRoute[] {
+  const api = ROUTES.map((route) => ({
+    method: route.method,
+    path: `${API_PREFIX}${route.path}`,
+    doc: route.doc,
+  }));
+  return [...api, ...APP_ROUTES];
+}
+
+let document: ReturnType<typeof openApiDocument> | undefined;
+
+/** The OpenAPI document of every route, built once. */
+export function serviceOpenApiDocument(): ReturnType<typeof openApiDocument> {
+  document ??= openApiDocument(documentedRoutes(), packageVersion());
+  return document;
+}
 
 /**
  * Builds the Hono app; use `app.request(...)` in tests or `startServer` to listen.
@@ -39,6 +95,7 @@ const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 export function createApp(options: AppOptions): Hono<Vars> {
   const { service, logger } = options;
   const checkKey = createKeyCheck(options.apiKeys);
+  const metrics = options.metrics ?? createHttpMetrics();
   const app = new Hono<Vars>();
 
   app.use("*", async (c, next) => {
@@ -48,7 +105,10 @@ export function createApp(options: AppOptions): Hono<Vars> {
     c.set("requestId", requestId);
     c.set("route", "unmatched");
     await next();
-    const ms = Math.round((performance.now() - started) * 100) / 100;
+    const elapsed = performance.now() - started;
+    const ms = Math.round(elapsed * 100) / 100;
+    const route = c.get("route").replace(/^[A-Z]+ /, "");
+    metrics.observe(route, c.req.method, c.res.status, elapsed / 1000);
     c.res.headers.set("X-Request-ID", requestId);
     c.res.headers.set("Server-Timing", `oso;dur=${ms}`);
     logger.info(
@@ -62,6 +122,20 @@ export function createApp(options: AppOptions): Hono<Vars> {
     return c.json({ status: "ok" });
   });
 
+  // Public: a client generator needs no key to read the API's shape.
+  app.get(`${API_PREFIX}/openapi.json`, (c) => {
+    c.set("route", `${API_PREFIX}/openapi.json`);
+    return c.json(serviceOpenApiDocument());
+  });
+
+  app.get("/metrics", async (c) => {
+    c.set("route", "/metrics");
+    const auth = checkKey(c.req.header("authorization"));
+    if (auth.kind === "refused") return refuse(c, auth.message);
+    const text = await metrics.registry.metrics();
+    return c.text(text, 200, { "Content-Type": metrics.registry.contentType });
+  });
+
   app.all(`${API_PREFIX}/*`, async (c) => {
     const path = c.req.path.slice(API_PREFIX.length);
     const match = matchRoute(c.req.method, path);
@@ -69,10 +143,7 @@ export function createApp(options: AppOptions): Hono<Vars> {
     else if (match.kind === "wrong-method") c.set("route", `${API_PREFIX}${path}`);
     // Authentication comes first: without a key, nothing about the routes is revealed.
     const auth = checkKey(c.req.header("authorization"));
-    if (auth.kind === "refused") {
-      c.header("WWW-Authenticate", 'Bearer realm="polar-sql"');
-      return c.json({ message: auth.message }, 401);
-    }
+    if (auth.kind === "refused") return refuse(c, auth.message);
     switch (match.kind) {
       case "unknown":
         return notFound(c);
@@ -119,6 +190,11 @@ function send(c: Context<Vars>, reply: Reply): Response {
   if (reply.dataVersion !== undefined) c.header("OsoOffset", String(reply.dataVersion));
   // Every 2xx carries JSON: the official client parses each success body.
   return c.json((reply.body ?? null) as object, reply.status ?? 200);
+}
+
+function refuse(c: Context<Vars>, message: string): Response {
+  c.header("WWW-Authenticate", 'Bearer realm="polar-sql"');
+  return c.json({ message }, 401);
 }
 
 function notFound(c: Context<Vars>): Response {

@@ -1,8 +1,57 @@
 /**
- * The route table of the `/api` base path: which method and body each endpoint takes and which
- * service function answers it (api-and-local-sql §3).
+ * The route table of the `/api` base path: which method and body each endpoint takes, which
+ * service function answers it (api-and-local-sql §3), and its entry in the OpenAPI document.
+ * A route reads a JSON body exactly when its documentation declares one.
  */
+import {
+  actionsReplySchema,
+  allowedReplySchema,
+  evaluateQueryReplySchema,
+  exportFactsReplySchema,
+  factsReplySchema,
+  listReplySchema,
+  messageReplySchema,
+  policyErrorSchema,
+  policyMetadataReplySchema,
+  policyReplySchema,
+  resourcesReplySchema,
+} from "../api/replies.js";
+import {
+  actionsBodySchema,
+  actionsQueryRequestSchema,
+  authorizeBodySchema,
+  authorizeQueryRequestSchema,
+  bulkActionsBodySchema,
+  bulkActionsReplySchema,
+  bulkBodySchema,
+  bulkDeleteBodySchema,
+  bulkLoadBodySchema,
+  deleteFactBodySchema,
+  evaluateQueryLocalRequestSchema,
+  explainBodySchema,
+  explainResponseSchema,
+  factQueryBodySchema,
+  factQueryReplySchema,
+  factReplySchema,
+  insertFactBodySchema,
+  listBodySchema,
+  listQueryRequestSchema,
+  localQueryResponseSchema,
+  querySchema,
+  statsReplySchema,
+} from "../api/schemas.js";
 import type { PolarService, Reply } from "../api/service.js";
+import {
+  authorizeResourcesBodySchema,
+  batchBodySchema,
+  exportFactsQuerySchema,
+  factsQuerySchema,
+  listPageSchema,
+  policyBodySchema,
+  policyQuerySchema,
+  postPolicyQuerySchema,
+} from "../api/wire.js";
+import type { RouteDoc } from "./openapi.js";
 
 export type Method = "GET" | "POST" | "DELETE";
 
@@ -22,58 +71,182 @@ export interface Route {
   readonly path: string;
   readonly body: BodyUse;
   readonly call: (service: PolarService, input: RouteInput) => Promise<Reply>;
+  /** The route's entry in the OpenAPI document. */
+  readonly doc: RouteDoc;
 }
 
-const get = (path: string, call: Route["call"]): Route => ({
+const get = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
   method: "GET",
   path,
   body: "none",
   call,
+  doc,
 });
-const post = (path: string, call: Route["call"], body: BodyUse = "json"): Route => ({
+const post = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
   method: "POST",
   path,
-  body,
+  body: doc.body ? "json" : "none",
   call,
+  doc,
 });
-const del = (path: string, call: Route["call"]): Route => ({
+const del = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
   method: "DELETE",
   path,
-  body: "json",
+  body: doc.body ? "json" : "none",
   call,
+  doc,
 });
 
-/** Every `/api` route; paths are relative to `/api`. */
+/** Every `/api` route; paths are relative to `/api`. Each ends with its documentation. */
 export const ROUTES: readonly Route[] = [
-  get("/policy", (s, { query }) => s.getPolicy(optional({ id: query.get("id") }))),
-  post("/policy", (s, { body, query }) =>
-    s.postPolicy(body, optional({ fail_fast: query.get("fail_fast") })),
+  get("/policy", (s, { query }) => s.getPolicy(optional({ id: query.get("id") })), {
+    summary: "the active policy, or null when none was stored",
+    query: policyQuerySchema,
+    reply: policyReplySchema,
+  }),
+  post(
+    "/policy",
+    (s, { body, query }) => s.postPolicy(body, optional({ fail_fast: query.get("fail_fast") })),
+    {
+      summary: "check a policy, run its tests and make it the active policy",
+      body: policyBodySchema,
+      query: postPolicyQuerySchema,
+      reply: messageReplySchema,
+      also: { 202: "the policy equals the active one" },
+      badRequest: policyErrorSchema,
+    },
   ),
-  get("/policy_metadata", (s) => s.policyMetadata()),
-  post("/authorize", (s, { body }) => s.authorize(body)),
-  post("/explain", (s, { body }) => s.explain(body)),
-  post("/authorize_resources", (s, { body }) => s.authorizeResources(body)),
-  post("/list", (s, { body }) => s.list(body)),
-  post("/actions", (s, { body }) => s.actions(body)),
-  post("/evaluate_query", (s, { body }) => s.evaluateQuery(body)),
-  post("/batch", (s, { body }) => s.batch(body)),
-  get("/facts", (s, { query }) => s.getFacts(new Map(query))),
-  post("/clear_data", (s) => s.clearData(), "none"),
-  post("/authorize_query", (s, { body }) => s.authorizeQuery(body)),
-  post("/actions_query", (s, { body }) => s.actionsQuery(body)),
-  post("/list_query", (s, { body }) => s.listQuery(body)),
-  post("/evaluate_query_local", (s, { body }) => s.evaluateQueryLocal(body)),
+  get("/policy_metadata", (s) => s.policyMetadata(), {
+    summary: "roles, permissions and relations per declared type",
+    reply: policyMetadataReplySchema,
+  }),
+  post("/authorize", (s, { body }) => s.authorize(body), {
+    summary: "may the actor do the action on the resource",
+    body: authorizeBodySchema,
+    reply: allowedReplySchema,
+  }),
+  post("/explain", (s, { body }) => s.explain(body), {
+    summary: "why the actor may or may not do the action on the resource, as a proof tree",
+    body: explainBodySchema,
+    reply: explainResponseSchema,
+  }),
+  post("/authorize_resources", (s, { body }) => s.authorizeResources(body), {
+    summary: "the resources, of those given, on which the actor may do the action",
+    body: authorizeResourcesBodySchema,
+    reply: resourcesReplySchema,
+  }),
+  post("/list", (s, { body }) => s.list(body), {
+    summary: "the ids of the resources of a type on which the actor may do the action",
+    body: listBodySchema.omit({ page_size: true, page_token: true }).extend(listPageSchema.shape),
+    reply: listReplySchema,
+  }),
+  post("/actions", (s, { body }) => s.actions(body), {
+    summary: "the actions the actor may do on the resource",
+    body: actionsBodySchema,
+    reply: actionsReplySchema,
+  }),
+  post("/evaluate_query", (s, { body }) => s.evaluateQuery(body), {
+    summary: "the solutions of a query over rules and facts",
+    body: querySchema,
+    reply: evaluateQueryReplySchema,
+  }),
+  post("/batch", (s, { body }) => s.batch(body), {
+    summary: "insert and delete facts, atomically, in order",
+    body: batchBodySchema,
+    reply: messageReplySchema,
+  }),
+  get("/facts", (s, { query }) => s.getFacts(new Map(query)), {
+    summary: "stored facts matching a pattern",
+    description:
+      "Besides `predicate`, the query takes `args.N.type` and `args.N.id` for a zero-based " +
+      "position `N`; an omitted one matches anything.",
+    query: factsQuerySchema,
+    reply: factsReplySchema,
+  }),
+  get(
+    "/export_facts",
+    (s, { query }) =>
+      s.exportFacts(
+        optional({
+          page_size: query.get("page_size"),
+          page_token: query.get("page_token"),
+        }),
+      ),
+    {
+      summary: "every stored fact once, a page at a time",
+      query: exportFactsQuerySchema,
+      reply: exportFactsReplySchema,
+    },
+  ),
+  post("/clear_data", (s) => s.clearData(), {
+    summary: "delete every stored fact; the policy stays",
+    reply: messageReplySchema,
+  }),
+  post("/authorize_query", (s, { body }) => s.authorizeQuery(body), {
+    summary: "SQL answering /authorize over the caller's database",
+    body: authorizeQueryRequestSchema,
+    reply: localQueryResponseSchema,
+  }),
+  post("/actions_query", (s, { body }) => s.actionsQuery(body), {
+    summary: "SQL answering /actions over the caller's database",
+    body: actionsQueryRequestSchema,
+    reply: localQueryResponseSchema,
+  }),
+  post("/list_query", (s, { body }) => s.listQuery(body), {
+    summary: "an SQL condition keeping the rows the actor may act on",
+    body: listQueryRequestSchema,
+    reply: localQueryResponseSchema,
+  }),
+  post("/evaluate_query_local", (s, { body }) => s.evaluateQueryLocal(body), {
+    summary: "SQL answering /evaluate_query over the caller's database",
+    body: evaluateQueryLocalRequestSchema,
+    reply: localQueryResponseSchema,
+  }),
   // Parity handles fire this without awaiting; a failure would crash the caller (§3.6).
-  post("/expect", async () => ({ body: { message: "ok" } }), "none"),
+  post("/expect", async () => ({ body: { message: "ok" } }), {
+    summary: "accepted and ignored (the official client's parity check)",
+    reply: messageReplySchema,
+  }),
   // The routes of the 1.x clients (src/api/compat.ts).
-  post("/facts", (s, { body }) => s.insertFact(body)),
-  del("/facts", (s, { body }) => s.deleteFact(body)),
-  post("/bulk_load", (s, { body }) => s.bulkLoad(body)),
-  post("/bulk_delete", (s, { body }) => s.bulkDelete(body)),
-  post("/bulk", (s, { body }) => s.bulk(body)),
-  post("/bulk_actions", (s, { body }) => s.bulkActions(body)),
-  post("/query", (s, { body }) => s.queryFacts(body)),
-  get("/stats", (s) => s.stats()),
+  post("/facts", (s, { body }) => s.insertFact(body), {
+    summary: "insert one fact (1.x `tell`); answers the fact as stored",
+    body: insertFactBodySchema,
+    reply: factReplySchema,
+  }),
+  del("/facts", (s, { body }) => s.deleteFact(body), {
+    summary: "delete every fact matching a pattern (1.x `delete`)",
+    body: deleteFactBodySchema,
+    reply: messageReplySchema,
+  }),
+  post("/bulk_load", (s, { body }) => s.bulkLoad(body), {
+    summary: "insert facts (1.x `bulkTell`)",
+    body: bulkLoadBodySchema,
+    reply: messageReplySchema,
+  }),
+  post("/bulk_delete", (s, { body }) => s.bulkDelete(body), {
+    summary: "delete every fact matching each pattern (1.x `bulkDelete`)",
+    body: bulkDeleteBodySchema,
+    reply: messageReplySchema,
+  }),
+  post("/bulk", (s, { body }) => s.bulk(body), {
+    summary: "delete, then insert, in one transaction (1.x `bulk`)",
+    body: bulkBodySchema,
+    reply: messageReplySchema,
+  }),
+  post("/bulk_actions", (s, { body }) => s.bulkActions(body), {
+    summary: "the actions for each of several actor and resource pairs (1.x `bulkActions`)",
+    body: bulkActionsBodySchema,
+    reply: bulkActionsReplySchema,
+  }),
+  post("/query", (s, { body }) => s.queryFacts(body), {
+    summary: "the facts, stored or derived, matching a pattern (1.x `query`)",
+    body: factQueryBodySchema,
+    reply: factQueryReplySchema,
+  }),
+  get("/stats", (s) => s.stats(), {
+    summary: "how many roles, relations and facts are stored",
+    reply: statsReplySchema,
+  }),
 ];
 
 export type RouteMatch =

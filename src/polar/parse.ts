@@ -102,6 +102,8 @@ function syntaxDiagnostic(
 ): Diagnostic {
   const actual = token.tokenType === EOF ? tokens[range.end] : token;
   const suffix = expected ? `; expected ${expected}` : "";
+  const missing = missingSemicolon(source, tokens, range, actual, expected);
+  if (missing) return missing;
   if (!actual) {
     const end: Span = { file: source.name, start: source.text.length, end: source.text.length };
     return error("P007", `unexpected end of input${suffix}`, end);
@@ -111,6 +113,29 @@ function syntaxDiagnostic(
     return error("P008", "`isa` is not supported; use `matches`", span);
   }
   return error("P006", `unexpected ${tick(excerpt(actual.image))}${suffix}`, span);
+}
+
+/**
+ * A `;` expected before a token on a later line (or before the end of input) is missing at the
+ * end of the earlier line: report it there, after the last token, rather than at the next
+ * line's first token.
+ */
+function missingSemicolon(
+  source: SourceFile,
+  tokens: readonly IToken[],
+  range: ItemRange,
+  actual: IToken | undefined,
+  expected: string | null,
+): Diagnostic | null {
+  if (!expected?.includes("`;`")) return null;
+  const index = actual ? tokens.indexOf(actual) : range.end;
+  const previous = index > 0 ? tokens[index - 1] : undefined;
+  if (!previous) return null;
+  const end = previous.endOffset! + 1;
+  const next = actual ? actual.startOffset : source.text.length;
+  if (actual && !source.text.slice(end, next).includes("\n")) return null;
+  const span: Span = { file: source.name, start: end, end };
+  return error("P006", `missing \`;\` after ${tick(excerpt(previous.image))}`, span);
 }
 
 function tokenSpan(source: SourceFile, token: IToken): Span {

@@ -85,7 +85,8 @@ export type DiagnosticCode =
   | "W005" // fact the policy reads that no binding (or central fact) produces
   | "W006" // `sql_types` / `keys` entry that nothing uses
   | "W007" // key unique in the data today but not enforced by a constraint
-  | "W008"; // binding column type that may not compare with the slot's values
+  | "W008" // binding column type that may not compare with the slot's values
+  | "W009"; // test assertion names an action, permission or role its resource does not declare
 
 export type Severity = "error" | "warning";
 

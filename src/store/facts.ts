@@ -186,6 +186,22 @@ export async function readFacts(
   });
 }
 
+/**
+ * Up to `limit` stored facts in fact-key order after the key `after` (null: from the start),
+ * each with its key: paging by the last key shows every fact on exactly one page.
+ */
+export async function factsAfter(
+  db: SqlExecutor,
+  after: string | null,
+  limit: number,
+): Promise<{ key: string; fact: GroundFact }[]> {
+  const rows = await db.query<FactRow & { fact_key: string }>(
+    `SELECT * FROM ${FACT_TABLE} WHERE fact_key > $1 ORDER BY fact_key LIMIT $2`,
+    [after ?? "", limit],
+  );
+  return rows.map((row) => ({ key: row.fact_key, fact: rowToFact(row) }));
+}
+
 export async function clearFacts(db: SqlExecutor): Promise<void> {
   await db.query(`DELETE FROM ${FACT_TABLE}`);
   await db.query(`DELETE FROM ${SHAPE_TABLE}`);

@@ -10,7 +10,7 @@
  *   });
  */
 import pg from "pg";
-import { afterAll } from "vitest";
+import { afterAll, describe } from "vitest";
 import { createService, type ServiceOptions } from "../../src/api/central.js";
 import type { PolarService } from "../../src/api/service.js";
 
@@ -73,6 +73,27 @@ export function serviceEngines(options: ServiceOptions = {}): ServiceEngine[] {
   const engines = [engine("pglite", options)];
   if (databaseUrl) engines.push(engine("postgres", options));
   return engines;
+}
+
+/**
+ * `describe.each(serviceEngines(options))`, except that without DATABASE_URL the PostgreSQL
+ * suite is still registered, as skipped: its tests are counted and listed.
+ */
+export function describeServiceEngines(
+  options: ServiceOptions,
+  title: string,
+  body: (engine: ServiceEngine) => void,
+): void {
+  for (const found of serviceEngines(options)) {
+    describe(title.replaceAll("$name", found.name), () => body(found));
+  }
+  if (!databaseUrl) {
+    const refuse = () =>
+      Promise.reject(new Error("DATABASE_URL is not set; this test should be skipped"));
+    describe.skip(title.replaceAll("$name", "postgres"), () =>
+      body({ name: "postgres", service: refuse, fresh: refuse }),
+    );
+  }
 }
 
 function engine(name: ServiceEngine["name"], options: ServiceOptions): ServiceEngine {

@@ -2,12 +2,11 @@
  * Real PostgreSQL for tests: PGlite always, the PostgreSQL server when DATABASE_URL is set.
  * Each test file shares one instance per engine (PGlite takes seconds to start).
  *
- *   const engines = testDatabases();
- *   describe.each(engines)("$name", (engine) => { it(..., async () => { await engine.db().query(...) }) });
+ *   describeEngines("$name", (engine) => { it(..., async () => { await engine.db().query(...) }) });
  */
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { afterAll } from "vitest";
+import { afterAll, describe } from "vitest";
 
 export interface TestDatabase {
   /**
@@ -43,6 +42,43 @@ export function testEngines(): TestEngine[] {
     console.warn("notice: DATABASE_URL is not set; tests on the PostgreSQL server are skipped");
   }
   return engines;
+}
+
+/**
+ * `describe.each(testEngines())`, except that without DATABASE_URL the PostgreSQL suite is
+ * still registered, as skipped: its tests are counted and listed, not silently absent.
+ * `$name` in the title is the engine's name.
+ */
+export function describeEngines(title: string, body: (engine: TestEngine) => void): void {
+  for (const engine of testEngines())
+    describe(title.replaceAll("$name", engine.name), () => body(engine));
+  if (!databaseUrl) {
+    describe.skip(title.replaceAll("$name", "postgres"), () => body(unavailable("postgres")));
+  }
+}
+
+/**
+ * `describe.each(items)` where the suites of the items `skipped` picks are registered as
+ * skipped. `$name` in the title is the item's name.
+ */
+export function describeEach<T extends { readonly name: string }>(
+  items: readonly T[],
+  skipped: (item: T) => boolean,
+): (title: string, body: (item: T) => void) => void {
+  return (title, body) => {
+    for (const item of items) {
+      const suite = skipped(item) ? describe.skip : describe;
+      suite(title.replaceAll("$name", item.name), () => body(item));
+    }
+  };
+}
+
+/** An engine whose tests are skipped; opening it is a bug. */
+function unavailable(name: TestEngine["name"]): TestEngine {
+  return {
+    name,
+    db: () => Promise.reject(new Error("DATABASE_URL is not set; this test should be skipped")),
+  };
 }
 
 function pgliteEngine(): TestEngine {

@@ -1,0 +1,50 @@
+/**
+ * Prometheus metrics of the HTTP service (prom-client): requests by route, method and status,
+ * and latency histograms by route and method. Each app has its own registry; `serve` adds the
+ * process metrics (CPU, memory, event loop lag) to it. See docs/operations.md, "Metrics".
+ */
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+
+export interface HttpMetrics {
+  readonly registry: Registry;
+  /** Records one finished request; `route` is a route template, never a raw path. */
+  observe(route: string, method: string, status: number, seconds: number): void;
+}
+
+/** Seconds; requests are usually answered in milliseconds. */
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * Request metrics in a registry of their own (or the given one).
+ *
+ * @example
+ * const metrics = createHttpMetrics({ processMetrics: true });
+ * metrics.observe("/api/authorize", "POST", 200, 0.004);
+ * await metrics.registry.metrics(); // "# HELP polar_sql_http_requests_total …"
+ */
+export function createHttpMetrics(
+  options: { readonly registry?: Registry; readonly processMetrics?: boolean } = {},
+): HttpMetrics {
+  const registry = options.registry ?? new Registry();
+  if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: "polar_sql_" });
+  const requests = new Counter({
+    name: "polar_sql_http_requests_total",
+    help: "HTTP requests answered, by route, method and status",
+    labelNames: ["route", "method", "status"] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: "polar_sql_http_request_duration_seconds",
+    help: "Time to answer an HTTP request, by route and method",
+    labelNames: ["route", "method"] as const,
+    buckets: BUCKETS,
+    registers: [registry],
+  });
+  return {
+    registry,
+    observe(route, method, status, seconds) {
+      requests.inc({ route, method, status: String(status) });
+      latency.observe({ route, method }, seconds);
+    },
+  };
+}

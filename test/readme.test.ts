@@ -1,0 +1,170 @@
+/**
+ * The README's walkthroughs run as written: every ```console block is a sequence of `$ `
+ * commands (continued on lines indented by two spaces) each followed by the output it must
+ * print. Each block runs in one bash session against a server started like `npm start`, with
+ * the placeholders `psk_…` and `http://127.0.0.1:8080` replaced by the real key and address.
+ */
+import { execFile, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createService } from "../src/api/central.js";
+import type { PolarService } from "../src/api/service.js";
+import type { CliIo } from "../src/cli/io.js";
+import { runServeCommand } from "../src/cli/serve-command.js";
+import { readFacts } from "../src/cli/sql-command.js";
+import type { ServerHandle } from "../src/http/server.js";
+
+interface Step {
+  readonly command: string;
+  readonly output: string;
+}
+
+/** The steps of each ```console block of a markdown text. */
+function consoleBlocks(markdown: string): Step[][] {
+  const blocks: Step[][] = [];
+  for (const match of markdown.matchAll(/```console\n([\s\S]*?)```/g)) {
+    const steps: { command: string[]; output: string[] }[] = [];
+    for (const line of match[1]!.split("\n")) {
+      const last = steps.at(-1);
+      if (line.startsWith("$ ")) steps.push({ command: [line.slice(2)], output: [] });
+      else if (last && last.output.length === 0 && line.startsWith("  ")) last.command.push(line);
+      else if (last && line !== "") last.output.push(line);
+    }
+    blocks.push(steps.map((s) => ({ command: s.command.join("\n"), output: s.output.join("\n") })));
+  }
+  return blocks;
+}
+
+const MARK = "@@readme-step@@";
+const ROOT = resolve(".");
+const KEY = "psk_readme_test_key";
+const hasTools = ["curl", "jq", "bash"].every(
+  (tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status === 0,
+);
+if (!hasTools)
+  console.warn("notice: curl, jq or bash is missing; the README walkthrough is skipped");
+
+interface Quickstart {
+  readonly server: ServerHandle;
+  /** Back to the state `npm start` leaves: its policy and facts, nothing else. */
+  reset(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts the server as `npm start` does. */
+async function startQuickstart(): Promise<Quickstart> {
+  const policy = "examples/quickstart/policy.polar";
+  const stop = new AbortController();
+  const silent: CliIo = { stdout: () => {}, stderr: () => {}, isTTY: false };
+  let service: PolarService | undefined;
+  let listening: (server: ServerHandle) => void = () => {};
+  const started = new Promise<ServerHandle>((done) => {
+    listening = done;
+  });
+  const exit = runServeCommand(
+    [
+      "--policy",
+      policy,
+      "--facts",
+      "examples/quickstart/facts.json",
+      "--port",
+      "0",
+      "--log-level",
+      "silent",
+    ],
+    silent,
+    {
+      env: { POLAR_SQL_API_KEYS: KEY },
+      stop: stop.signal,
+      onListening: listening,
+      openService: async (options) => {
+        service = await createService(options);
+        return service;
+      },
+    },
+  );
+  const server = await Promise.race([started, exit.then(() => null)]);
+  if (!server || !service) throw new Error("the server did not start");
+  const opened = service;
+  return {
+    server,
+    async reset() {
+      await opened.postPolicy({ src: readFileSync(policy, "utf8"), filename: policy }, {});
+      await opened.clearData();
+      await opened.batch([{ inserts: await readFacts("examples/quickstart/facts.json") }]);
+    },
+    async stop() {
+      stop.abort();
+      await exit;
+    },
+  };
+}
+
+/**
+ * Runs the steps in one bash session; returns what each printed on stdout. Asynchronous: the
+ * server answering the commands runs in this process.
+ */
+async function runSteps(steps: readonly Step[], server: ServerHandle): Promise<string[]> {
+  const script = [
+    "set -u",
+    `cd ${JSON.stringify(ROOT)}`,
+    // `npx polar-sql` runs this checkout's sources (dist/ may be older).
+    `npx() { if [ "$1" = polar-sql ]; then shift; ${JSON.stringify(`${ROOT}/node_modules/.bin/tsx`)} ${JSON.stringify(`${ROOT}/test/support/polar-sql-dev.ts`)} "$@"; else command npx "$@"; fi; }`,
+    ...steps.flatMap((step) => [
+      step.command.replaceAll("psk_…", KEY).replaceAll("http://127.0.0.1:8080", server.url),
+      `printf '\\n${MARK}\\n'`,
+    ]),
+  ].join("\n");
+  const stdout = await new Promise<string>((done, fail) => {
+    execFile(
+      "bash",
+      ["-c", script],
+      { encoding: "utf8", env: { ...process.env, POLAR_SQL_URL: "", POLAR_SQL_API_KEY: "" } },
+      (error, out) => (error ? fail(error) : done(out)),
+    );
+  });
+  return stdout.split(`\n${MARK}\n`).slice(0, steps.length);
+}
+
+describe("README.md", () => {
+  const blocks = consoleBlocks(readFileSync("README.md", "utf8"));
+  let quickstart: Quickstart | undefined;
+  beforeAll(async () => {
+    if (hasTools) quickstart = await startQuickstart();
+  });
+  afterAll(async () => {
+    await quickstart?.stop();
+  });
+
+  it("has console walkthroughs with commands and outputs", () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    for (const block of blocks)
+      expect(block.filter((s) => s.output !== "").length).toBeGreaterThan(3);
+  });
+
+  it.skipIf(!hasTools).each(blocks.map((block, i) => [i + 1, block] as const))(
+    "console block %i prints what the README says",
+    async (_, steps) => {
+      await quickstart!.reset();
+      const outputs = await runSteps(steps, quickstart!.server);
+      const found = steps.map((step, i) => ({
+        command: step.command,
+        output: (outputs[i] ?? "").trimEnd(),
+      }));
+      expect(found).toEqual(steps.map((s) => ({ command: s.command, output: s.output })));
+    },
+    // Each `npx polar-sql` step starts a Node process; a busy machine needs time for that.
+    180_000,
+  );
+
+  it("the step parser keeps continuation lines and multi-line outputs", () => {
+    const markdown = "```console\n$ a \\\n  b\none\ntwo\n$ c\n```\n";
+    expect(consoleBlocks(markdown)).toEqual([
+      [
+        { command: "a \\\n  b", output: "one\ntwo" },
+        { command: "c", output: "" },
+      ],
+    ]);
+  });
+});
