@@ -101,7 +101,8 @@ describe("durability after kill -9", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+    // Several PGlite restarts in child processes: minutes on a loaded machine (a hang guard).
+  }, 240_000);
 
   // The server variant runs when DATABASE_URL is set (CI sets it); otherwise it is skipped.
   const databaseUrl = process.env.DATABASE_URL;
@@ -115,5 +116,6 @@ describe("durability after kill -9", () => {
         await schema.drop();
       }
     },
+    240_000,
   );
 });

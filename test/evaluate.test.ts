@@ -14,9 +14,9 @@ import {
   list,
   type Slot,
 } from "../src/evaluate/index.js";
+import { createSession } from "../src/evaluate/session.js";
 import { ANY, anyOf } from "../src/evaluate/slot.js";
 import { callPredicate } from "../src/evaluate/solve.js";
-import { createSession } from "../src/evaluate/tables.js";
 import { bool, ent, fact, int, policy, str, user } from "./evaluate-support.js";
 
 interface AskOptions {

@@ -6,11 +6,10 @@
 import { describe, expect, it } from "vitest";
 import { parseDataBindings } from "../src/bindings/parse.js";
 import type { Program } from "../src/check/program.js";
-import { createPlanner } from "../src/plan/context.js";
 import { PlanError } from "../src/plan/errors.js";
 import { formatPlan } from "../src/plan/format.js";
 import type { Goal, GoalVariable } from "../src/plan/goal.js";
-import { cachedPlan, planGoal } from "../src/plan/plan.js";
+import { cachedPlan, createPlanner, planGoal } from "../src/plan/plan.js";
 import { checked } from "./local-support.js";
 
 const rbacPolicy = `actor User {}

@@ -10,6 +10,7 @@
  * nothing says anything about accepts any value (null).
  */
 import type { Expr, Head, Item, Param, Term } from "../polar/ast.js";
+import { forEachAtom } from "../polar/expr.js";
 import type { Clause, FactSignature, PredicateKey } from "./program.js";
 import { predicateKey } from "./program.js";
 
@@ -250,7 +251,7 @@ function buildUnit(
       if (param.kind === "typed") restrict(param.variable.name, param.type.name);
     }
   }
-  if (body) collectRestrictions(body, false, classes, restrict);
+  if (body) collectRestrictions(body, classes, restrict);
 
   const ids = new Map<string, number>();
   const idOf = (name: string) => {
@@ -283,77 +284,54 @@ function buildUnit(
 
 /** Calls of predicates with a signature of their own; every called predicate is ensured. */
 function collectCalls(expr: Expr, uses: RawUse[], ensure: Ensure): void {
-  switch (expr.kind) {
-    case "or":
-    case "and":
-      for (const operand of expr.operands) collectCalls(operand, uses, ensure);
-      return;
-    case "not":
-      collectCalls(expr.operand, uses, ensure);
-      return;
-    case "call": {
-      const predicate = ensure(expr.name.name, expr.args.length);
-      if (OPEN_PREDICATES.has(predicate)) return;
-      expr.args.forEach((term, position) => {
-        uses.push({ predicate, position, term });
-      });
-      return;
-    }
-    case "compare":
-    case "in":
-    case "matches":
-    case "bool":
-      return;
-    default: {
-      const _never: never = expr;
-      throw new Error(`unexpected node ${String(_never)}`);
-    }
-  }
+  forEachAtom(expr, (atom) => {
+    if (atom.kind !== "call") return;
+    const predicate = ensure(atom.name.name, atom.args.length);
+    if (OPEN_PREDICATES.has(predicate)) return;
+    atom.args.forEach((term, position) => {
+      uses.push({ predicate, position, term });
+    });
+  });
 }
 
 /** Restrictions from positive atoms, and classes of variables unified or compared. */
 function collectRestrictions(
   expr: Expr,
-  negated: boolean,
   classes: VariableClasses,
   restrict: (name: string, type: string) => void,
 ): void {
-  switch (expr.kind) {
-    case "or":
-    case "and":
-      for (const operand of expr.operands) collectRestrictions(operand, negated, classes, restrict);
-      return;
-    case "not":
-      collectRestrictions(expr.operand, true, classes, restrict);
-      return;
-    case "compare": {
-      if (negated || expr.op === "!=") return;
-      const { left, right } = expr;
-      if (left.kind === "variable" && right.kind === "variable") {
-        classes.union(left.name, right.name);
-      } else if (left.kind === "variable") restrict(left.name, literalType(right)!);
-      else if (right.kind === "variable") restrict(right.name, literalType(left)!);
-      return;
-    }
-    case "in": {
-      if (negated || expr.element.kind !== "variable") return;
-      for (const element of expr.list) {
-        if (element.kind === "variable") classes.union(expr.element.name, element.name);
-        else restrict(expr.element.name, literalType(element)!);
+  forEachAtom(expr, (atom, negation) => {
+    if (negation !== null) return;
+    switch (atom.kind) {
+      case "compare": {
+        if (atom.op === "!=") return;
+        const { left, right } = atom;
+        if (left.kind === "variable" && right.kind === "variable") {
+          classes.union(left.name, right.name);
+        } else if (left.kind === "variable") restrict(left.name, literalType(right)!);
+        else if (right.kind === "variable") restrict(right.name, literalType(left)!);
+        return;
       }
-      return;
+      case "in": {
+        if (atom.element.kind !== "variable") return;
+        for (const element of atom.list) {
+          if (element.kind === "variable") classes.union(atom.element.name, element.name);
+          else restrict(atom.element.name, literalType(element)!);
+        }
+        return;
+      }
+      case "matches":
+        restrict(atom.variable.name, atom.type.name);
+        return;
+      case "call":
+      case "bool":
+        return;
+      default: {
+        const _never: never = atom;
+        throw new Error(`unexpected node ${String(_never)}`);
+      }
     }
-    case "matches":
-      if (!negated) restrict(expr.variable.name, expr.type.name);
-      return;
-    case "call":
-    case "bool":
-      return;
-    default: {
-      const _never: never = expr;
-      throw new Error(`unexpected node ${String(_never)}`);
-    }
-  }
+  });
 }
 
 /** Union-find over variable names; `_` never joins a class. */

@@ -12,6 +12,7 @@ import type {
   Term,
   Variable,
 } from "../polar/ast.js";
+import { atomTerms, forEachAtom } from "../polar/expr.js";
 
 /**
  * Every variable occurrence in `expr`, in source order.
@@ -20,38 +21,10 @@ import type {
  * exprVariables(parsed(`f(x, 1) and x = y`)).map((v) => v.name); // ["x", "x", "y"]
  */
 export function exprVariables(expr: Expr, out: Variable[] = []): Variable[] {
-  switch (expr.kind) {
-    case "or":
-    case "and":
-      for (const operand of expr.operands) exprVariables(operand, out);
-      return out;
-    case "not":
-      return exprVariables(expr.operand, out);
-    case "call":
-      for (const arg of expr.args) termVariable(arg, out);
-      return out;
-    case "compare":
-      termVariable(expr.left, out);
-      termVariable(expr.right, out);
-      return out;
-    case "in":
-      termVariable(expr.element, out);
-      for (const element of expr.list) termVariable(element, out);
-      return out;
-    case "matches":
-      out.push(expr.variable);
-      return out;
-    case "bool":
-      return out;
-    default: {
-      const _never: never = expr;
-      return _never;
-    }
-  }
-}
-
-function termVariable(term: Term, out: Variable[]): void {
-  if (term.kind === "variable") out.push(term);
+  forEachAtom(expr, (atom) => {
+    for (const term of atomTerms(atom)) if (term.kind === "variable") out.push(term);
+  });
+  return out;
 }
 
 /**
@@ -66,7 +39,7 @@ export function paramVariable(param: Param): Variable | null {
 }
 
 /**
- * Calls in `expr` with whether they sit under a `not` (at any depth), and that `not`.
+ * Calls in `expr` with whether they sit under a `not` (at any depth), and the outermost `not`.
  *
  * @example
  * forEachCall(parsed(`p(x) and not q(x)`), (call, negative) => console.log(call.name.name, negative));
@@ -75,29 +48,10 @@ export function paramVariable(param: Param): Variable | null {
 export function forEachCall(
   expr: Expr,
   visit: (call: Call, negative: boolean, negation: Expr | null) => void,
-  negation: Expr | null = null,
 ): void {
-  switch (expr.kind) {
-    case "or":
-    case "and":
-      for (const operand of expr.operands) forEachCall(operand, visit, negation);
-      return;
-    case "not":
-      forEachCall(expr.operand, visit, negation ?? expr);
-      return;
-    case "call":
-      visit(expr, negation !== null, negation);
-      return;
-    case "compare":
-    case "in":
-    case "matches":
-    case "bool":
-      return;
-    default: {
-      const _never: never = expr;
-      throw new Error(`unexpected node ${String(_never)}`);
-    }
-  }
+  forEachAtom(expr, (atom, negation) => {
+    if (atom.kind === "call") visit(atom, negation !== null, negation);
+  });
 }
 
 /** What an item mentions: every term (including object literals) and every type reference. */
@@ -172,37 +126,11 @@ function visitParams(params: readonly Param[], visitor: ItemVisitor): void {
  * visitExpr(parsed(`x matches User`), { typeRef: (t) => t.name }); // visits `User`
  */
 export function visitExpr(expr: Expr, visitor: ItemVisitor): void {
-  switch (expr.kind) {
-    case "or":
-    case "and":
-      for (const operand of expr.operands) visitExpr(operand, visitor);
-      return;
-    case "not":
-      visitExpr(expr.operand, visitor);
-      return;
-    case "call":
-      for (const arg of expr.args) visitor.term?.(arg);
-      return;
-    case "compare":
-      visitor.term?.(expr.left);
-      visitor.term?.(expr.right);
-      return;
-    case "in":
-      visitor.term?.(expr.element);
-      for (const element of expr.list) visitor.term?.(element);
-      return;
-    case "matches":
-      visitor.matches?.(expr);
-      visitor.term?.(expr.variable);
-      visitor.typeRef?.(expr.type);
-      return;
-    case "bool":
-      return;
-    default: {
-      const _never: never = expr;
-      throw new Error(`unexpected node ${String(_never)}`);
-    }
-  }
+  forEachAtom(expr, (atom) => {
+    if (atom.kind === "matches") visitor.matches?.(atom);
+    for (const term of atomTerms(atom)) visitor.term?.(term);
+    if (atom.kind === "matches") visitor.typeRef?.(atom.type);
+  });
 }
 
 function visitShorthandExpr(expr: ShorthandExpr, visitor: ItemVisitor): void {

@@ -20,9 +20,10 @@ import { createProver } from "./explain-proof.js";
 import { createRefuter } from "./explain-refute.js";
 import { type FactInput, indexFacts, toFactIndex } from "./facts.js";
 import { checkValue } from "./query.js";
+import { createSession } from "./session.js";
 import { canonicalValue, intersect, type Slot } from "./slot.js";
 import { callPredicate } from "./solve.js";
-import { createSession, type FactLookupListener } from "./tables.js";
+import type { FactLookupListener } from "./tables.js";
 
 export interface ExplainQuestion {
   readonly actor: Value;

@@ -14,9 +14,10 @@ import { tick } from "../source/diagnostic.js";
 import type { Atom } from "./compile.js";
 import { invalidQuery } from "./errors.js";
 import { type FactIndex, type FactInput, indexFacts, toFactIndex } from "./facts.js";
+import { createSession } from "./session.js";
 import { ANY, anyOf, canonicalValue, fits, isWildcard, type Slot } from "./slot.js";
 import { type Env, solveTop } from "./solve.js";
-import { createSession, type Session } from "./tables.js";
+import type { Session } from "./tables.js";
 
 /** Options of every question. */
 export interface EvaluateOptions {

@@ -7,10 +7,25 @@
 import type { Clause, PredicateKey } from "../check/program.js";
 import { compareValues } from "../core/value.js";
 import { tick } from "../source/diagnostic.js";
-import type { Atom, CompareAtom, CompiledClause, Conjunction, TermIR } from "./compile.js";
+import {
+  type Atom,
+  type CompareAtom,
+  type CompiledClause,
+  type Conjunction,
+  compileClause,
+  type TermIR,
+} from "./compile.js";
 import { unbounded } from "./errors.js";
 import { ANY, anyOf, fits, intersect, isWildcard, type Slot } from "./slot.js";
-import { type Caller, completeFrom, consume, type Session, TOP, type Tuple } from "./tables.js";
+import {
+  type Caller,
+  completeFrom,
+  consume,
+  type Session,
+  type Table,
+  TOP,
+  type Tuple,
+} from "./tables.js";
 
 /** Variable bindings; a missing name is unbound (any value). */
 export type Env = ReadonlyMap<string, Slot>;
@@ -21,6 +36,25 @@ export interface HeadMatch {
   readonly env: Env;
   /** Answer slots of the positions that are not named variables. */
   readonly fixed: readonly (Slot | undefined)[];
+}
+
+/** Runs each clause of the table's predicate once for its pattern (a `ClauseRunner`). */
+export function runClauses(
+  session: Session,
+  table: Table,
+  caller: Caller,
+  add: (tuple: Tuple) => void,
+): void {
+  for (const clause of session.program.rules.get(table.predicate) ?? []) {
+    const compiled = compileClause(clause);
+    const head = matchHead(session, compiled, table.pattern);
+    if (!head) continue;
+    for (const conjunction of compiled.body) {
+      solve(session, caller, conjunction, head.env, (env) => {
+        add(instantiateHead(compiled, clause, head.fixed, env));
+      });
+    }
+  }
 }
 
 /** Fits a call pattern to a clause head (§4): literals, specializers, repeated variables. */

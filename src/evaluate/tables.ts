@@ -19,11 +19,9 @@
 import type { PredicateKey, Program } from "../check/program.js";
 import { integerValue, type Value } from "../core/value.js";
 import { tick } from "../source/diagnostic.js";
-import { compileClause } from "./compile.js";
 import { unbounded } from "./errors.js";
 import { type FactIndex, matchFacts } from "./facts.js";
 import { type Slot, tupleKey } from "./slot.js";
-import { instantiateHead, matchHead, solve } from "./solve.js";
 
 export type Tuple = readonly Slot[];
 
@@ -75,7 +73,17 @@ export interface Session {
   negationFloor: number;
   /** Told of every fact lookup (see `SessionOptions.onLookup`). */
   readonly onLookup: FactLookupListener | undefined;
+  /** Runs the clauses of a table (src/evaluate/solve.ts `runClauses`, wired by session.ts). */
+  readonly runClauses: ClauseRunner;
 }
+
+/** Runs each clause of `table.predicate` once for `table.pattern`, passing answers to `add`. */
+export type ClauseRunner = (
+  session: Session,
+  table: Table,
+  caller: Caller,
+  add: (tuple: Tuple) => void,
+) => void;
 
 /** Told which facts a question reads: a predicate and a pattern (slots may be wildcards). */
 export type FactLookupListener = (predicate: PredicateKey, pattern: Tuple) => void;
@@ -94,11 +102,15 @@ const MAX_EAGER_DEPTH = 150;
 
 export const TOP: Caller = { table: null, owner: 0 };
 
-/** A fresh evaluation of one question over `facts` (stored facts, then context facts). */
-export function createSession(
+/**
+ * A fresh evaluation of one question over `facts` (stored facts, then context facts); callers
+ * use `createSession` of session.ts, which supplies the clause runner.
+ */
+export function openSession(
   program: Program,
   facts: readonly FactIndex[],
-  options: SessionOptions = {},
+  options: SessionOptions,
+  runClauses: ClauseRunner,
 ): Session {
   const seconds = options.now ? options.now() : BigInt(Math.floor(Date.now() / 1000));
   return {
@@ -112,6 +124,7 @@ export function createSession(
     depth: 0,
     negationFloor: 0,
     onLookup: options.onLookup,
+    runClauses,
   };
 }
 
@@ -188,17 +201,9 @@ function start(session: Session, table: Table): void {
       addAnswer(session, table, tuple),
     );
   }
-  const caller: Caller = { table, owner: table.index };
-  for (const clause of session.program.rules.get(table.predicate) ?? []) {
-    const compiled = compileClause(clause);
-    const head = matchHead(session, compiled, table.pattern);
-    if (!head) continue;
-    for (const conjunction of compiled.body) {
-      solve(session, caller, conjunction, head.env, (env) => {
-        addAnswer(session, table, instantiateHead(compiled, clause, head.fixed, env));
-      });
-    }
-  }
+  session.runClauses(session, table, { table, owner: table.index }, (tuple) =>
+    addAnswer(session, table, tuple),
+  );
 }
 
 function addAnswer(session: Session, table: Table, tuple: Tuple): void {

@@ -27,6 +27,7 @@ import { EvaluationError } from "./errors.js";
 import { explainCall } from "./explain.js";
 import type { ExplainNode } from "./explain-node.js";
 import { type FactIndex, indexFacts } from "./facts.js";
+import { createSession } from "./session.js";
 import {
   anyOf,
   canonicalValue,
@@ -38,7 +39,7 @@ import {
   type Wildcard,
 } from "./slot.js";
 import { hasSolution, solveTop } from "./solve.js";
-import { createSession, type Session } from "./tables.js";
+import type { Session } from "./tables.js";
 
 export const INLINE_QUERIES_TEST = "inline queries";
 

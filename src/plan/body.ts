@@ -8,6 +8,7 @@ import { termValue } from "../check/facts.js";
 import type { Clause } from "../check/program.js";
 import { compareValues } from "../core/value.js";
 import type { Term as AstTerm, Call, Compare, Expr, In, Not } from "../polar/ast.js";
+import { flattenAnd } from "../polar/expr.js";
 import { tick } from "../source/diagnostic.js";
 import { planCall } from "./call.js";
 import { constrainByComparisons, typeByComparisons } from "./comparisons.js";
@@ -65,11 +66,6 @@ export function planBody(
 /** The states in which `expr` holds, extending `state` (see `planBody`). */
 export function planExpr(planner: Planner, scope: Scope, state: State, expr: Expr): State[] {
   return planConjunction(planner, scope, state, flattenAnd(expr));
-}
-
-/** `a and (b and c)` as `[a, b, c]`. */
-export function flattenAnd(expr: Expr): Expr[] {
-  return expr.kind === "and" ? expr.operands.flatMap(flattenAnd) : [expr];
 }
 
 // ---------------------------------------------------------------- scheduling

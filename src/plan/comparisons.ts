@@ -5,7 +5,7 @@
  */
 import { termValue } from "../check/facts.js";
 import type { Term as AstTerm, Expr } from "../polar/ast.js";
-import { flattenAnd } from "./body.js";
+import { flattenAnd } from "../polar/expr.js";
 import type { Planner } from "./context.js";
 import { termType } from "./ir.js";
 import { constrainVariable, type State, slotOf } from "./state.js";

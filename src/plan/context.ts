@@ -4,10 +4,12 @@
  */
 import type { Binding, DataBindings } from "../bindings/types.js";
 import { stronglyConnectedComponents } from "../check/graph.js";
-import type { PredicateKey, Program } from "../check/program.js";
+import type { Clause, PredicateKey, Program } from "../check/program.js";
 import type { Value } from "../core/value.js";
+import type { Expr } from "../polar/ast.js";
 import type { PlanError } from "./errors.js";
 import type { Branch, TypeConstraint } from "./ir.js";
+import type { State } from "./state.js";
 import { constraintKey } from "./types.js";
 
 /** How a predicate instance's argument is given by its caller. */
@@ -93,14 +95,31 @@ export interface Planner {
    */
   readonly provisional: Map<string, readonly Branch[]>;
   readonly counters: { alias: number; variable: number; frame: number };
+  /**
+   * Plans a clause body (src/plan/body.ts `planBody`): instances plan the bodies of their
+   * clauses, whose calls plan instances again; passing the function here keeps that recursion
+   * out of the import graph.
+   */
+  readonly planBody: BodyPlanner;
 }
 
+/** The states in which a clause body holds, starting from the head's bindings. */
+export type BodyPlanner = (
+  planner: Planner,
+  clause: Clause | null,
+  state: State,
+  body: Expr,
+) => State[];
+
 /**
- * A planner for a program and its data bindings.
- *
- *   const planner = createPlanner(program, parseDataBindings(yaml));
+ * A planner for a program and its data bindings; callers use `createPlanner` of plan.ts, which
+ * supplies the body planner.
  */
-export function createPlanner(program: Program, bindings: DataBindings): Planner {
+export function openPlanner(
+  program: Program,
+  bindings: DataBindings,
+  planBody: BodyPlanner,
+): Planner {
   const recursive = new Set<PredicateKey>();
   const componentOf = new Map<PredicateKey, number>();
   stronglyConnectedComponents(program).forEach((component, index) => {
@@ -128,6 +147,7 @@ export function createPlanner(program: Program, bindings: DataBindings): Planner
     instances: new Map(),
     provisional: new Map(),
     counters: { alias: 0, variable: 0, frame: 0 },
+    planBody,
   };
 }
 

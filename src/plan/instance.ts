@@ -12,7 +12,6 @@ import { canonicalValue } from "../check/facts.js";
 import { isSubtype, predicateKey } from "../check/program.js";
 import { valuesEqual } from "../core/value.js";
 import { tick } from "../source/diagnostic.js";
-import { planBody } from "./body.js";
 import { componentMembers, mergeComponent } from "./component.js";
 import {
   type Adornment,
@@ -316,7 +315,7 @@ function clauseBranches(planner: Planner, name: string, adornment: readonly Ador
     const match = matchHead(planner, clause, adornment);
     if (!match) continue;
     const states = clause.body
-      ? planBody(planner, clause, match.state, clause.body)
+      ? planner.planBody(planner, clause, match.state, clause.body)
       : [match.state];
     for (const state of states) {
       branches.push({

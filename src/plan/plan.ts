@@ -8,7 +8,7 @@ import type { Program } from "../check/program.js";
 import type { Call, Expr } from "../polar/ast.js";
 import type { Span } from "../source/source.js";
 import { planBody } from "./body.js";
-import { createPlanner, freshAlias, type Planner } from "./context.js";
+import { freshAlias, openPlanner, type Planner } from "./context.js";
 import { PlanError, UnboundError } from "./errors.js";
 import { expandBranches } from "./expand.js";
 import { type Goal, goalKey, goalVariableType } from "./goal.js";
@@ -88,6 +88,15 @@ function planWith(planner: Planner, goal: Goal, bindOuter: boolean): Plan {
       type: goalVariableType(goal.variables.get(name)!),
     })),
   };
+}
+
+/**
+ * A planner for a program and its data bindings.
+ *
+ *   const planner = createPlanner(program, parseDataBindings(yaml));
+ */
+export function createPlanner(program: Program, bindings: DataBindings): Planner {
+  return openPlanner(program, bindings, planBody);
 }
 
 /**
