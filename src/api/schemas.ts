@@ -48,7 +48,7 @@ export const listBodySchema = z.object({
   page_token: z.unknown().optional(),
 });
 
-/** `/evaluate_query`'s `Query` object (§3.4). */
+/** `/evaluate_query`'s `Query` object (docs/http-api.md#post-apievaluate_query). */
 export const querySchema = z.object({
   predicate: z.tuple([name, z.array(name)]),
   calls: z

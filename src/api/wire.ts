@@ -1,5 +1,5 @@
 /**
- * Zod schemas of the central-only request bodies (api-and-local-sql §3.1-§3.3; the bodies
+ * Zod schemas of the central-only request bodies (docs/http-api.md#checks; the bodies
  * shared with local questions live in schemas.ts), and the one place that turns a zod
  * failure into a 400 message naming the field and the problem.
  */

@@ -1,5 +1,5 @@
 /**
- * Reads the data bindings YAML (api-and-local-sql §4): the `yaml` package parses the document
+ * Reads the data bindings YAML (docs/local-authorization.md#data-bindings): the `yaml` package parses the document
  * with source positions, zod checks its shape, and each signature, query and SQL type name is
  * then checked on the YAML nodes so that every problem names its signature and line.
  */

@@ -1,6 +1,6 @@
 /**
  * Checks that a binding query is one SELECT-like statement that can be pasted verbatim as a
- * CTE body (api-and-local-sql §4.1, §5.1). A small PostgreSQL tokenizer skips string literals
+ * CTE body (docs/local-authorization.md#fact-signatures, docs/local-authorization.md#what-each-question-returns). A small PostgreSQL tokenizer skips string literals
  * (`'…'` with `''`, `E'…'` with backslash escapes), quoted identifiers (`"…"`), dollar-quoted
  * strings (`$tag$…$tag$`) and comments (`--…`, nested `/* … *\/`), so that `;`, parentheses
  * and `$1` are only seen where PostgreSQL would see them. Plain `'…'` strings are read with

@@ -1,5 +1,5 @@
 /**
- * The shape of a data bindings document once read from YAML (api-and-local-sql §4.1). Only the
+ * The shape of a data bindings document once read from YAML (docs/local-authorization.md#fact-signatures). Only the
  * shape: signatures, queries and SQL type names are checked by `parseDataBindings`.
  *
  *   dataBindingsDocumentSchema.parse({ facts: { "is_open(Ticket:_)": { query: "SELECT id FROM t" } } })

@@ -1,5 +1,5 @@
 /**
- * Fact signatures of data bindings (api-and-local-sql §4.1):
+ * Fact signatures of data bindings (docs/local-authorization.md#fact-signatures):
  *
  *   Signature = Name "(" Arg { "," Arg } ")"
  *   Arg       = [ Type ":" ] ( "_" | Constant )
@@ -24,7 +24,7 @@ export type SignatureResult =
   | { readonly kind: "signature"; readonly predicate: string; readonly slots: BindingSlot[] }
   | { readonly kind: "error"; readonly message: string };
 
-/** A Polar name (polar-reference §1.2), matched at a position. */
+/** A Polar name (docs/policy-language.md#names), matched at a position. */
 const NAME_SOURCE =
   "[^\\s!-\\/:-@\\[-^`{-~0-9][^\\s!-\\/:-@\\[-^`{-~]*(?:::[^\\s!-\\/:-@\\[-^`{-~]+)*\\??";
 const NAME = new RegExp(NAME_SOURCE, "uy");

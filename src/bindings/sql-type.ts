@@ -1,11 +1,11 @@
 /**
- * SQL type names from `sql_types` (data bindings §4.1). They end up inside `CAST(… AS <type>)`,
+ * SQL type names from `sql_types` (docs/local-authorization.md#fact-signatures). They end up inside `CAST(… AS <type>)`,
  * so a name is only ever used after `normalizeSqlType` has accepted it: words of letters,
  * digits and `_` separated by single spaces, optionally followed by `(n)` or `(n, m)`. Nothing
  * of that shape can close a parenthesis, start a comment or end a statement.
  */
 
-/** How literals for a column of this type are rendered (§5.3). */
+/** How literals for a column of this type are rendered (docs/local-authorization.md#sql_types). */
 export type SqlTypeFamily =
   /** Bare 64-bit integers; other ids cannot match. */
   | "integer"

@@ -1,5 +1,5 @@
 /**
- * Resource blocks (reference §6): merging repeated blocks, validating declarations,
+ * Resource blocks (docs/policy-language.md#blocks): merging repeated blocks, validating declarations,
  * inheriting roles, permissions and relations through `extends`, and the resource metadata.
  */
 import type { Block, Declaration, DictValue, ListValue } from "../polar/ast.js";
@@ -45,7 +45,7 @@ export interface MergedBlocks {
 }
 
 /**
- * Keeps the first of identical repeated blocks and reports the others (project rule 13); an
+ * Keeps the first of identical repeated blocks and reports the others (docs/policy-language.md#project-decisions, decision 13); an
  * `actor` and a `resource` block for one type combine (users act, and are acted on).
  *
  * @example
@@ -224,7 +224,7 @@ function partTerms(
 
 const KEYS = new Set(["roles", "permissions", "relations"]);
 
-/** The block's own declarations, with the checks of §6. */
+/** The block's own declarations, with the checks of docs/policy-language.md#block-checks. */
 function ownTerms(
   block: Block,
   blockName: string,

@@ -1,5 +1,5 @@
 /**
- * Shorthand rules to ordinary clauses (reference §7). Generated parameters are named `actor`
+ * Shorthand rules to ordinary clauses (docs/policy-language.md#shorthand-rules). Generated parameters are named `actor`
  * and `resource`; each `on` introduces a fresh variable `$on1`, `$on2`, … (numbered per clause,
  * a name users cannot write). Generated nodes carry the span of the shorthand piece they
  * translate.

@@ -1,6 +1,6 @@
 /**
  * Ground facts against a checked program: signature checks for stored, context and test setup
- * facts (reference §4, §11), canonical Integer ids, and AST literals as runtime values.
+ * facts (docs/policy-language.md#rules-and-facts, docs/policy-language.md#diagnostics), canonical Integer ids, and AST literals as runtime values.
  */
 import {
   booleanValue,

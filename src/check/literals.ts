@@ -1,5 +1,5 @@
 /**
- * Object literal checks (reference §3): no values of abstract types, entity ids are non-empty
+ * Object literal checks (docs/policy-language.md#values-and-types): no values of abstract types, entity ids are non-empty
  * strings, and `String{…}`, `Integer{…}`, `Boolean{…}` wrap a literal of their own kind.
  * Also the `matches!` warning, which rides on the same walk.
  */
@@ -80,7 +80,7 @@ export function objectLiteralProblem(literal: ObjectLit): Diagnostic | null {
 }
 
 /**
- * Warns about each `matches!` (treated as `matches`, project rule 6), unless `diagnostics`
+ * Warns about each `matches!` (treated as `matches`, docs/policy-language.md#project-decisions, decision 6), unless `diagnostics`
  * already holds that warning (from the parser).
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * Negation checks (reference §9.2): stratification over the predicate dependency graph and
+ * Negation checks (docs/policy-language.md#negation): stratification over the predicate dependency graph and
  * safety of the variables under `not`.
  */
 import type { Expr, Term, Variable } from "../polar/ast.js";

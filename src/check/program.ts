@@ -30,7 +30,7 @@ export type TypeKind = "primitive" | "abstract" | "actor" | "resource" | "undecl
 export interface TypeInfo {
   readonly name: string;
   readonly kind: TypeKind;
-  /** Direct supertypes: `extends` targets, plus `Actor`/`Resource` as §3 of the reference says. */
+  /** Direct supertypes: `extends` targets, plus `Actor`/`Resource` as docs/policy-language.md#values-and-types says. */
   readonly supertypes: readonly string[];
   /** Reflexive, transitive supertypes (including the type itself). */
   readonly ancestors: readonly string[];

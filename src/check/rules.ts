@@ -1,6 +1,6 @@
 /**
- * Clauses grouped by predicate, identical duplicates merged, the default `allow` (§8), and the
- * arity checks of `type` declarations (§11).
+ * Clauses grouped by predicate, identical duplicates merged, the default `allow` (docs/policy-language.md#the-default-allow-rule), and the
+ * arity checks of `type` declarations (docs/policy-language.md#diagnostics).
  */
 import type { Call, Expr, Head, Ident, Item, Rule } from "../polar/ast.js";
 import { type Diagnostic, error, tick } from "../source/diagnostic.js";
@@ -29,7 +29,7 @@ export function ruleClause(rule: Rule): Clause {
 const NO_SPAN: Span = { file: "", start: 0, end: 0 };
 
 /**
- * `allow(actor, action, resource) if has_permission(actor, action, resource);` (§8), with an
+ * `allow(actor, action, resource) if has_permission(actor, action, resource);` (docs/policy-language.md#the-default-allow-rule), with an
  * empty span.
  *
  * @example

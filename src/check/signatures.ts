@@ -1,5 +1,5 @@
 /**
- * Fact signatures (reference §4, §9.4): which argument types the store accepts for each
+ * Fact signatures (docs/policy-language.md#rules-and-facts, docs/policy-language.md#type-inference): which argument types the store accepts for each
  * predicate the policy calls, defines or declares.
  *
  * A position's types are the union of what the policy says about it: `declare`d types, head
@@ -14,7 +14,7 @@ import { forEachAtom } from "../polar/expr.js";
 import type { Clause, FactSignature, PredicateKey } from "./program.js";
 import { predicateKey } from "./program.js";
 
-/** `has_role/2,3`, `has_permission/2,3`, `has_relation/3` accept any arguments (project rule 4). */
+/** `has_role/2,3`, `has_permission/2,3`, `has_relation/3` accept any arguments (docs/policy-language.md#project-decisions, decision 4). */
 export const OPEN_PREDICATES: ReadonlyMap<PredicateKey, number> = new Map([
   ["has_role/2", 2],
   ["has_role/3", 3],

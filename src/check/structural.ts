@@ -1,5 +1,5 @@
 /**
- * Structural identity of AST nodes: spans never take part in equality (design §6).
+ * Structural identity of AST nodes: spans never take part in equality.
  */
 
 /**

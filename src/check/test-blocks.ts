@@ -1,5 +1,5 @@
 /**
- * `test` blocks and fixtures (reference §10): unique names, known fixtures, ground setup facts
+ * `test` blocks and fixtures (docs/policy-language.md#tests): unique names, known fixtures, ground setup facts
  * that fit the fact signatures, and the variable rules of assertions.
  */
 import type { GroundFact } from "../core/value.js";

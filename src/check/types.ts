@@ -1,5 +1,5 @@
 /**
- * The type table (reference §3): primitives, the abstract `Actor` and `Resource`, one entity
+ * The type table (docs/policy-language.md#values-and-types): primitives, the abstract `Actor` and `Resource`, one entity
  * type per block, `extends`, and undeclared types met in specializers, `matches`, object
  * literals and `declare` (entity types below `Resource`, with a warning).
  */

@@ -1,7 +1,7 @@
 /**
  * Turns clauses and expressions of the checked Program into the evaluator's small IR: head
  * parameters, and bodies in disjunctive normal form (a list of conjunctions of atoms) so that
- * each conjunction can be scheduled freely (reference §9.1). `not` keeps its operand whole.
+ * each conjunction can be scheduled freely (docs/policy-language.md#fixpoint-semantics). `not` keeps its operand whole.
  */
 import type { Clause, PredicateKey } from "../check/program.js";
 import { predicateKey } from "../check/program.js";

@@ -33,7 +33,7 @@ export interface QueryConstraint {
   readonly ids: readonly string[] | null;
 }
 
-/** The `Query` object of `/evaluate_query` (api reference §3.4). */
+/** The `Query` object of `/evaluate_query` (docs/http-api.md#post-apievaluate_query). */
 export interface Query {
   readonly predicate: readonly [string, readonly string[]];
   readonly calls?: readonly (readonly [string, readonly string[]])[];

@@ -1,6 +1,6 @@
 /**
  * One position of an answer: a concrete value, or a wildcard that stands for every value of some
- * types (reference §9.3). Wildcards are never expanded; joining narrows them.
+ * types (docs/policy-language.md#wildcards). Wildcards are never expanded; joining narrows them.
  */
 import { isSubtype, type Program } from "../check/program.js";
 import { parseInteger, type Value, valueKey } from "../core/value.js";
@@ -35,7 +35,7 @@ export function canonicalValue(value: Value): Value {
   return { type: "Integer", id: parsed.toString() };
 }
 
-/** The value has every type of the wildcard (subtypes included, §3). */
+/** The value has every type of the wildcard (subtypes included, docs/policy-language.md#values-and-types). */
 export function fits(table: TypeTable, value: Value, wildcard: Wildcard): boolean {
   return wildcard.types.every((type) => isSubtype(table, value.type, type));
 }

@@ -1,5 +1,5 @@
 /**
- * Solving one conjunction of atoms under variable bindings (reference §5, §9.1–§9.3). Atoms run
+ * Solving one conjunction of atoms under variable bindings (docs/policy-language.md: #operators, #fixpoint-semantics, #negation, #wildcards). Atoms run
  * in an order chosen per step: cheap filters and bindings first, then the call with the most
  * bound arguments, then what needs bound values (`=` between unbound sides, comparisons, `not`).
  * A variable is bound to a slot; a wildcard slot narrows when joined and is never expanded.
@@ -57,7 +57,7 @@ export function runClauses(
   }
 }
 
-/** Fits a call pattern to a clause head (§4): literals, specializers, repeated variables. */
+/** Fits a call pattern to a clause head (docs/policy-language.md#rules-and-facts): literals, specializers, repeated variables. */
 export function matchHead(
   session: Session,
   clause: CompiledClause,
@@ -116,7 +116,7 @@ export function solve(
 }
 
 /**
- * Which atom runs next (§9.1): cheap filters and bindings first, then the call with the most
+ * Which atom runs next (docs/policy-language.md#fixpoint-semantics): cheap filters and bindings first, then the call with the most
  * bound arguments (fact-only predicates on ties), then `in` over unbound elements, and last
  * what needs bound values: `=` between two unbound sides, comparisons, `not`.
  */
@@ -286,7 +286,7 @@ function unboundedOperand(operator: string, term: TermIR): Error {
   );
 }
 
-/** `!=` and the orderings of project rule 14; a wildcard operand is an error unless decided. */
+/** `!=` and the orderings of docs/policy-language.md#project-decisions, decision 14; a wildcard operand is an error unless decided. */
 function holds(session: Session, env: Env, atom: CompareAtom): boolean {
   const left = resolve(session, env, atom.left) ?? ANY;
   const right = resolve(session, env, atom.right) ?? ANY;

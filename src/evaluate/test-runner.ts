@@ -1,5 +1,5 @@
 /**
- * Runs a policy's `test` blocks (reference §10, project rules 10 and 12). Each test sees the
+ * Runs a policy's `test` blocks (docs/policy-language.md#tests, docs/policy-language.md#project-decisions 10 and 12). Each test sees the
  * policy plus only its own setup facts; `?=` inline queries run against the policy alone, under
  * a synthetic test named `inline queries`. Results are plain data; see `report.ts` for output.
  */

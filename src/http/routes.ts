@@ -1,6 +1,6 @@
 /**
  * The route table of the `/api` base path: which method and body each endpoint takes, which
- * service function answers it (api-and-local-sql §3), and its entry in the OpenAPI document.
+ * service function answers it (docs/http-api.md), and its entry in the OpenAPI document.
  * A route reads a JSON body exactly when its documentation declares one.
  */
 import {
@@ -202,7 +202,7 @@ export const ROUTES: readonly Route[] = [
     body: evaluateQueryLocalRequestSchema,
     reply: localQueryResponseSchema,
   }),
-  // Parity handles fire this without awaiting; a failure would crash the caller (§3.6).
+  // Parity handles fire this without awaiting; a failure would crash the caller (docs/http-api.md#post-apiexpect).
   post("/expect", async () => ({ body: { message: "ok" } }), {
     summary: "accepted and ignored (the official client's parity check)",
     reply: messageReplySchema,

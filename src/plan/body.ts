@@ -1,5 +1,5 @@
 /**
- * Planning clause bodies. A conjunction is order-independent (reference §9.1), so atoms are
+ * Planning clause bodies. A conjunction is order-independent (docs/policy-language.md#fixpoint-semantics), so atoms are
  * scheduled: unifications and type tests first, filters as soon as their variables are bound,
  * then calls (recursive ones last, so that they see as much bound data as possible); a call
  * that needs a bound argument is retried after the others.

@@ -1,5 +1,5 @@
 /**
- * Types from ordering comparisons (reference §5, §9.4): `<`, `<=`, `>`, `>=` hold only for two
+ * Types from ordering comparisons (docs/policy-language.md#operators, docs/policy-language.md#type-inference): `<`, `<=`, `>`, `>=` hold only for two
  * Integers or two Strings, so the variables they compare get one of those types before any
  * call reads them from central facts, where values of any type could appear.
  */
@@ -12,7 +12,7 @@ import { constrainVariable, type State, slotOf } from "./state.js";
 
 /**
  * Ordering comparisons between variables hold only for two Integers or two Strings (any other
- * pair compares false, reference §5), which types variables before calls read them from
+ * pair compares false, docs/policy-language.md#operators), which types variables before calls read them from
  * central facts: `level >= needed` gives `level` the type of a bound `needed`, and two
  * untyped variables are planned once as Integers and once as Strings.
  */
@@ -50,8 +50,8 @@ export function typeByComparisons(
 
 /**
  * `x >= 3` and `x < "m"` in the body's top-level conjunction hold only for an Integer (a
- * String) `x` (reference §5): the variable gets that type before any call is planned, so that
- * central facts can be read with a known type (reference §9.4).
+ * String) `x` (docs/policy-language.md#operators): the variable gets that type before any call is planned, so that
+ * central facts can be read with a known type (docs/policy-language.md#type-inference).
  */
 export function constrainByComparisons(planner: Planner, state: State, body: Expr): State | null {
   let current: State | null = state;

@@ -1,5 +1,5 @@
 /**
- * Mutual recursion in which several instances call themselves (planner-notes §4). PostgreSQL
+ * Mutual recursion in which several instances call themselves (docs/local-authorization.md#recursion). PostgreSQL
  * allows one self reference per recursive CTE and no CTEs that read each other, so such a
  * component is computed in one CTE whose first column names the member a row belongs to.
  *

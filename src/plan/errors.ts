@@ -23,7 +23,7 @@ export class RetriableError extends PlanError {
   override readonly name: string = "RetriableError";
 }
 
-/** A `not`, `!=` or ordering comparison over a variable nothing binds (reference §9.3). */
+/** A `not`, `!=` or ordering comparison over a variable nothing binds (docs/policy-language.md#wildcards). */
 export class UnboundError extends RetriableError {
   override readonly name = "UnboundError";
   constructor(message: string) {
@@ -31,7 +31,7 @@ export class UnboundError extends RetriableError {
   }
 }
 
-/** A variable whose type SQL needs and nothing determines (reference §9.4). */
+/** A variable whose type SQL needs and nothing determines (docs/policy-language.md#type-inference). */
 export class InferenceError extends RetriableError {
   override readonly name = "InferenceError";
   constructor(variable: string, clause: Clause | null) {

@@ -1,6 +1,6 @@
 /**
  * Expanding recursive calls into `WITH RECURSIVE` CTEs once the question is planned, seeded
- * from the bound side (magic sets; planner-notes §4):
+ * from the bound side (magic sets; docs/local-authorization.md#recursion):
  *
  * - walk (demand): the recursion changes bound arguments and passes the free ones through
  *   (`role if role on "parent"` asked for a given folder). The CTE holds the demanded

@@ -42,7 +42,7 @@ export interface InputTerm {
 
 /**
  * The caller's column in filter mode and `list_query` (`tickets.id`), when a variable can only
- * be bound by the caller's rows (a wildcard under `not` or a comparison, reference §9.3).
+ * be bound by the caller's rows (a wildcard under `not` or a comparison, docs/policy-language.md#wildcards).
  */
 export interface OuterTerm {
   readonly kind: "outer";
@@ -67,7 +67,7 @@ export type Term =
   | OuterTerm
   | NullTerm;
 
-/** An output that holds for every value of its type (a universal rule, reference §9.3). */
+/** An output that holds for every value of its type (a universal rule, docs/policy-language.md#wildcards). */
 export interface AnyOutput {
   readonly kind: "any";
   /** Identifies the unbound variable inside one branch (two outputs may share it). */

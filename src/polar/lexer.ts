@@ -1,6 +1,6 @@
 /**
  * The Polar lexer: Chevrotain's lexer over `allTokens`, then one pass that reports literal
- * errors (§1.4, §1.5) and the hints of §11, and keeps the token stream parseable.
+ * errors (docs/policy-language.md#strings, docs/policy-language.md#numbers) and the hints of docs/policy-language.md#diagnostics, and keeps the token stream parseable.
  */
 import { createTokenInstance, type IToken, Lexer, tokenMatcher } from "chevrotain";
 import { type Diagnostic, error, tick } from "../source/diagnostic.js";
@@ -124,7 +124,7 @@ function integerProblem(image: string): { code: "P004" | "P005"; message: string
 }
 
 /**
- * `user.name` (or `a.b.c`): one name token spanning the chain, with the §11 hint, so that the
+ * `user.name` (or `a.b.c`): one name token spanning the chain, with the hint of docs/policy-language.md#diagnostics, so that the
  * parser can carry on as if a variable were written there.
  */
 function attributeLookup(

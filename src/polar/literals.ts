@@ -17,7 +17,7 @@ export function excerpt(text: string): string {
 const ESCAPES: Readonly<Record<string, string>> = { n: "\n", r: "\r", t: "\t", "0": "\0" };
 
 /**
- * The value of a string token: quotes removed, escapes applied (§1.4, project rule 11).
+ * The value of a string token: quotes removed, escapes applied (docs/policy-language.md#strings; #project-decisions, decision 11).
  *
  * @example
  * decodeString('"a\\tb\\q"'); // "a\tbq"

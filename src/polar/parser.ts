@@ -1,5 +1,5 @@
 /**
- * The Polar grammar (reference §2) as a Chevrotain CST parser. Rules carry no semantic
+ * The Polar grammar (docs/policy-language.md#grammar) as a Chevrotain CST parser. Rules carry no semantic
  * actions; `cst-to-ast.ts` builds the AST. Rule names match `grammar/polar.ebnf`.
  *
  * Semantic restrictions the grammar leaves open on purpose, checked when building the AST:
@@ -331,7 +331,7 @@ export class PolarParser extends CstParser {
     () => this.CONSUME(False),
   );
 
-  // ------------------------------------------------------------ expressions (§2.4)
+  // ------------------------------------------------------------ expressions (docs/policy-language.md#precedence)
 
   expr = this.RULE("expr", () => {
     this.SUBRULE(this.andExpr);
@@ -417,7 +417,7 @@ export class PolarParser extends CstParser {
     () => this.CONSUME(MatchesBang, { LABEL: "matches" }),
   );
 
-  // ------------------------------------------------------------ tests (§2.5)
+  // ------------------------------------------------------------ tests (docs/policy-language.md#test-blocks)
 
   fixture = this.RULE("fixture", () => {
     this.CONSUME(Test);

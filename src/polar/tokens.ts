@@ -1,10 +1,10 @@
 /**
- * Token types of Polar (reference §1). The order of `allTokens` is the lexer's priority order:
+ * Token types of Polar (docs/policy-language.md#lexical-structure). The order of `allTokens` is the lexer's priority order:
  * first match wins, and keywords fall back to `Name` through `longer_alt`.
  */
 import { createToken, Lexer, type TokenType } from "chevrotain";
 
-// The classes of §1.2: a name character is anything but whitespace and ASCII punctuation;
+// The classes of docs/policy-language.md#names: a name character is anything but whitespace and ASCII punctuation;
 // digits may not start a name. The `u` flag makes a surrogate pair one character.
 const NAME_CHAR = "[^\\s!-\\/:-@\\[-^`{-~]";
 const NAME_START = "[^\\s!-\\/:-@\\[-^`{-~0-9]";
@@ -126,7 +126,7 @@ export const StringLiteral = createToken({
   line_breaks: true,
   label: "String",
 });
-/** Integers; the float form is lexed too so that `1.5` gets a clear error (§1.5). */
+/** Integers; the float form is lexed too so that `1.5` gets a clear error (docs/policy-language.md#numbers). */
 export const Integer = createToken({
   name: "Integer",
   pattern: /[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/,
@@ -200,7 +200,7 @@ export const GtEq = createToken({ name: "GtEq", pattern: ">=", label: ">=" });
 export const Lt = createToken({ name: "Lt", pattern: "<", label: "<" });
 export const Gt = createToken({ name: "Gt", pattern: ">", label: ">" });
 export const Eq = createToken({ name: "Eq", pattern: "=", label: "=" });
-/** `==` is not Polar; it parses as `=` and the lexer reports a hint (§11). */
+/** `==` is not Polar; it parses as `=` and the lexer reports a hint (docs/policy-language.md#diagnostics). */
 export const DoubleEq = createToken({
   name: "DoubleEq",
   pattern: "==",
@@ -216,7 +216,7 @@ export const RBracket = createToken({ name: "RBracket", pattern: "]", label: "]"
 export const Comma = createToken({ name: "Comma", pattern: ",", label: "," });
 export const Semicolon = createToken({ name: "Semicolon", pattern: ";", label: ";" });
 export const Colon = createToken({ name: "Colon", pattern: ":", label: ":" });
-/** Not Polar; lexed only to explain `user.name` (§11). Never reaches the parser. */
+/** Not Polar; lexed only to explain `user.name` (docs/policy-language.md#diagnostics). Never reaches the parser. */
 export const Dot = createToken({ name: "Dot", pattern: ".", label: "." });
 /**
  * Any other ASCII punctuation character. Reported and dropped by the lexer pass; matching it

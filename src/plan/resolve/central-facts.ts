@@ -1,6 +1,6 @@
 /**
  * Facts that are not in the caller's database: the central store and the request's context
- * facts. Local SQL inlines the ones a question can use (api-and-local-sql §5.4).
+ * facts. Local SQL inlines the ones a question can use (docs/local-authorization.md#where-each-fact-comes-from).
  */
 import { canonicalFact } from "../../check/facts.js";
 import type { CentralFacts } from "../../core/central-facts.js";
