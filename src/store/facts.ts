@@ -6,6 +6,13 @@ import { createHash } from "node:crypto";
 import type { GroundFact, Value } from "../core/value.js";
 import type { SqlExecutor } from "./executor.js";
 import { FACT_TABLE, MAX_FACT_ARITY, SHAPE_TABLE } from "./schema.js";
+import {
+  deleteMatchingStatement,
+  factArraysStatement,
+  matchingRowsOfEachStatement,
+  matchingRowsStatement,
+  type PositionCondition,
+} from "./statements.js";
 
 /** A value pattern: null type matches any value, null id any id of that type. */
 export interface ValuePattern {
@@ -92,23 +99,9 @@ export async function insertFacts(db: SqlExecutor, facts: readonly GroundFact[])
 
 /** Deletes every fact matching the pattern; returns how many. */
 export async function deleteFacts(db: SqlExecutor, pattern: FactPattern): Promise<number> {
-  const conditions = ["predicate = $1", "arity = $2"];
-  const params: unknown[] = [pattern.predicate, pattern.args.length];
-  pattern.args.forEach((arg, i) => {
-    if (arg.type !== null) {
-      params.push(arg.type);
-      conditions.push(`t${i} = $${params.length}`);
-    }
-    if (arg.id !== null) {
-      params.push(arg.id);
-      conditions.push(`i${i} = $${params.length}`);
-    }
-  });
-  const rows = await db.query<{ n: number }>(
-    `WITH gone AS (DELETE FROM ${FACT_TABLE} WHERE ${conditions.join(" AND ")} RETURNING 1)
-     SELECT count(*)::int AS n FROM gone`,
-    params,
-  );
+  const positions = pattern.args.map((arg, position) => ({ position, ...arg }));
+  const statement = deleteMatchingStatement(pattern.predicate, pattern.args.length, positions);
+  const rows = await db.query<{ n: number }>(statement.sql, statement.parameters);
   return rows[0]?.n ?? 0;
 }
 
@@ -154,30 +147,15 @@ export async function readFacts(
   db: SqlExecutor,
   pattern: SparseFactPattern,
 ): Promise<GroundFact[]> {
-  const conditions = ["predicate = $1"];
-  const params: unknown[] = [pattern.predicate];
   let minArity = 0;
-  for (const [index, arg] of pattern.positions) {
-    if (index >= MAX_FACT_ARITY) return [];
-    minArity = Math.max(minArity, index + 1);
-    if (arg.type != null) {
-      params.push(arg.type);
-      conditions.push(`t${index} = $${params.length}`);
-    }
-    if (arg.id != null) {
-      params.push(arg.id);
-      conditions.push(`i${index} = $${params.length}`);
-    }
+  const positions: PositionCondition[] = [];
+  for (const [position, arg] of pattern.positions) {
+    if (position >= MAX_FACT_ARITY) return [];
+    minArity = Math.max(minArity, position + 1);
+    positions.push({ position, ...arg });
   }
-  if (minArity > 0) conditions.push(`arity >= ${minArity}`);
-  const columns = Array.from({ length: MAX_FACT_ARITY }, (_, i) => `t${i}, i${i}`).join(", ");
-  // One JSON column per fact: PGlite decodes each column of each row separately, and a
-  // 60,000-fact answer takes a third of the time this way.
-  const rows = await db.query<{ fact: string }>(
-    `SELECT json_build_array(arity, ${columns})::text AS fact FROM ${FACT_TABLE}
-     WHERE ${conditions.join(" AND ")} ORDER BY arity, ${columns}`,
-    params,
-  );
+  const statement = factArraysStatement(pattern.predicate, minArity, positions, MAX_FACT_ARITY);
+  const rows = await db.query<{ fact: string }>(statement.sql, statement.parameters);
   return rows.map(({ fact }) => {
     const [arity, ...pairs] = JSON.parse(fact) as [number, ...string[]];
     const args: Value[] = [];
@@ -242,23 +220,24 @@ export async function matchingFacts(
   types: readonly (string | null)[] = [],
 ): Promise<GroundFact[]> {
   if (arity > MAX_FACT_ARITY) return [];
-  const conditions = ["predicate = $1", "arity = $2"];
-  const params: unknown[] = [predicate, arity];
-  for (let i = 0; i < arity; i++) {
-    const value = pattern[i];
-    if (value) {
-      params.push(value.type, value.id);
-      conditions.push(`t${i} = $${params.length - 1} AND i${i} = $${params.length}`);
-    } else if (types[i]) {
-      params.push(types[i]);
-      conditions.push(`t${i} = $${params.length}`);
-    }
-  }
-  const rows = await db.query<FactRow>(
-    `SELECT * FROM ${FACT_TABLE} WHERE ${conditions.join(" AND ")}`,
-    params,
-  );
+  const statement = matchingRowsStatement(predicate, arity, lookupPositions(arity, pattern, types));
+  const rows = await db.query<FactRow>(statement.sql, statement.parameters);
   return rows.map(rowToFact);
+}
+
+/** A fixed value where the pattern has one, else a fixed type where `types` has one. */
+function lookupPositions(
+  arity: number,
+  pattern: readonly (Value | null)[],
+  types: readonly (string | null)[],
+): PositionCondition[] {
+  const positions: PositionCondition[] = [];
+  for (let position = 0; position < arity; position++) {
+    const value = pattern[position];
+    if (value) positions.push({ position, type: value.type, id: value.id });
+    else if (types[position]) positions.push({ position, type: types[position] });
+  }
+  return positions;
 }
 
 /** One `matchingFacts` read: see there. */
@@ -277,32 +256,22 @@ export async function matchingFactsOfEach(
   db: SqlExecutor,
   lookups: readonly FactLookup[],
 ): Promise<GroundFact[][]> {
-  // A prepared statement: the same lookups for other values reuse its plan.
-  const params: string[] = [];
-  const param = (value: string, type = "text") => {
-    params.push(value);
-    return `CAST($${params.length} AS ${type})`;
-  };
-  const selects: string[] = [];
-  lookups.forEach(({ predicate, arity, pattern = [], types = [] }, index) => {
-    if (arity > MAX_FACT_ARITY) return;
-    const conditions = [
-      `predicate = ${param(predicate)}`,
-      `arity = ${param(String(arity), "smallint")}`,
-    ];
-    for (let i = 0; i < arity; i++) {
-      const value = pattern[i];
-      if (value) conditions.push(`t${i} = ${param(value.type)} AND i${i} = ${param(value.id)}`);
-      else if (types[i]) conditions.push(`t${i} = ${param(types[i]!)}`);
-    }
-    selects.push(
-      `SELECT ${index} AS lookup, * FROM ${FACT_TABLE} WHERE ${conditions.join(" AND ")}`,
-    );
-  });
   const found: GroundFact[][] = lookups.map(() => []);
-  if (selects.length === 0) return found;
-  const rows = await db.prepared<FactRow>(selects.join("\nUNION ALL\n"), params);
-  for (const row of rows) found[Number(row.lookup)]!.push(rowToFact(row));
+  // Lookups beyond the store's arity find nothing; the others keep their index.
+  const kept = lookups
+    .map((lookup, index) => ({ lookup, index }))
+    .filter(({ lookup }) => lookup.arity <= MAX_FACT_ARITY);
+  const statement = matchingRowsOfEachStatement(
+    kept.map(({ lookup: { predicate, arity, pattern = [], types = [] } }) => ({
+      predicate,
+      arity,
+      positions: lookupPositions(arity, pattern, types),
+    })),
+  );
+  if (!statement) return found;
+  // A prepared statement: the same lookups for other values reuse its plan.
+  const rows = await db.prepared<FactRow>(statement.sql, statement.parameters as string[]);
+  for (const row of rows) found[kept[Number(row.lookup)]!.index]!.push(rowToFact(row));
   return found;
 }
 
