@@ -116,7 +116,18 @@ function problemItem(problem: Problem, onClick: () => void): HTMLLIElement {
   return item;
 }
 
+let recheckTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** Checks now an edit whose check is still waiting (asking right after typing sees the edit). */
+function flushRecheck(): void {
+  if (recheckTimer === undefined) return;
+  clearTimeout(recheckTimer);
+  recheck();
+}
+
 function recheck(): void {
+  clearTimeout(recheckTimer);
+  recheckTimer = undefined;
   policy = checkPolicySource(editor.state.doc.toString());
   ui.diagnostics.replaceChildren(
     ...policy.problems.map((p) => problemItem(p, () => moveCursor(editor, p.offset))),
@@ -139,6 +150,7 @@ function recheckFacts(): void {
 // ---------------------------------------------------------------- questions
 
 function ask(): void {
+  flushRecheck();
   ui.questionError.textContent = "";
   ui.rows.replaceChildren();
   ui.rows.removeAttribute("data-answer");
@@ -240,6 +252,7 @@ function showRows(rows: readonly Record<string, unknown>[]): void {
 // ---------------------------------------------------------------- tests
 
 function runTests(): void {
+  flushRecheck();
   if (!policy.program) {
     const item = document.createElement("li");
     item.className = "fail";
@@ -308,8 +321,6 @@ function askOnModEnter(event: KeyboardEvent): void {
     ask();
   }
 }
-
-let recheckTimer: ReturnType<typeof setTimeout> | undefined;
 
 async function start(): Promise<void> {
   for (const name of DIALECT_NAMES) ui.dialect.add(new Option(name, name));
