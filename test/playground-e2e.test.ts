@@ -274,6 +274,14 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
     expect(await page.locator('[data-testid="policy-editor"] .cm-content').textContent()).toBe(
       before,
     );
+    // Tab indents inside the editor; Escape then Tab leaves it.
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Tab");
+    expect(
+      await page.evaluate<boolean>(
+        'document.activeElement.closest("[data-testid=policy-editor]") === null',
+      ),
+    ).toBe(true);
     await page.setViewportSize({ width: 700, height: 900 });
     await shot("narrow");
     await page.setViewportSize({ width: 1440, height: 900 });

@@ -72,7 +72,11 @@ const median = (values: number[]) => {
   return sorted[Math.floor(sorted.length / 2)]!;
 };
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
-console.log(`load average ${loadavg().map((v) => v.toFixed(2)).join(" ")}`);
+console.log(
+  `load average ${loadavg()
+    .map((v) => v.toFixed(2))
+    .join(" ")}`,
+);
 console.log(`page gzipped at load (HTML, CSS, script; no PGlite): ${kb(built.initialGzipBytes)}`);
 console.log(`chunks loaded on the first run-sql, gzipped: ${kb(built.lazyGzipBytes)}`);
 for (const [name, values] of [

@@ -349,7 +349,14 @@ async function start(): Promise<void> {
   for (const field of [ui.bindings, ui.schema, ui.actor, ui.action, ui.resource]) {
     field.addEventListener("input", saveSoon);
   }
-  for (const field of [ui.actor, ui.action, ui.resource, ui.facts, ui.bindings] as HTMLElement[]) {
+  for (const field of [
+    ui.actor,
+    ui.action,
+    ui.resource,
+    ui.facts,
+    ui.bindings,
+    ui.schema,
+  ] as HTMLElement[]) {
     field.addEventListener("keydown", askOnModEnter);
   }
   ui.ask.addEventListener("click", ask);
