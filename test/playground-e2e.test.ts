@@ -287,6 +287,24 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
     await page.setViewportSize({ width: 1440, height: 900 });
   });
 
+  it("loads an example, whose SQL agrees with its answer", async () => {
+    await byId("example-select").selectOption("drive");
+    await expect.poll(() => byId("answer").textContent()).toBe("memo\nnotes\nq3");
+    expect(await byId("question-actor").inputValue()).toBe("User:dee");
+    await byId("run-sql").click();
+    await expect
+      .poll(() => byId("sql-rows").getAttribute("data-answer"), { timeout: 60_000 })
+      .toBe("memo\nnotes\nq3");
+    await shot("example-drive");
+  });
+
+  it("opens the quickstart, saying why, when the link's state is damaged", async () => {
+    await page.goto(`${url}#s=bm90LWRlZmxhdGU`);
+    await expect.poll(() => page.locator("#status").textContent()).toContain("cannot be read");
+    await expect.poll(() => byId("answer").textContent()).toBe("allowed");
+    expect(await byId("question-actor").inputValue()).toBe("User:bob");
+  });
+
   it("logged no console errors and requested nothing outside its origin", () => {
     expect(problems).toEqual([]);
   });

@@ -98,6 +98,7 @@ describe("bad input", () => {
     ].join("\n");
     const { facts, problems } = readFacts(text, program);
     expect(facts).toHaveLength(1);
+    expect(problems[1]!.message).toBe("unexpected end of line; expected `)`");
     expect(problems.map((p) => [p.line, p.code])).toEqual([
       [3, "P501"],
       [4, expect.stringMatching(/^P0/)],

@@ -100,7 +100,12 @@ export function readFacts(text: string, program: Program | null): FactsState {
     const syntax = parsed.diagnostics.find((d) => d.severity === "error");
     if (syntax) {
       const column = syntax.span ? Math.max(1, syntax.span.start - FACT_PREFIX.length + 1) : 1;
-      problems.push(at(syntax.code, syntax.message, Math.min(column, raw.length + 1)));
+      // Past the fact is the `;` this function added: for the user, the line ended.
+      const pastEnd = column > body.length;
+      const message = pastEnd
+        ? syntax.message.replace(/^unexpected `;`/, "unexpected end of line")
+        : syntax.message;
+      problems.push(at(syntax.code, message, Math.min(column, raw.length + 1)));
       continue;
     }
     const test = parsed.ast.items.find((item) => item.kind === "test");

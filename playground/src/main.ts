@@ -198,12 +198,34 @@ function ask(): void {
   }
 }
 
+/** PGlite runs PostgreSQL: for another dialect it runs the question's PostgreSQL statement. */
+const RUNNABLE_DIALECT = "postgres";
+
 async function runSql(): Promise<void> {
   ask();
-  const sql = last?.sql;
-  if (!sql) {
+  const asked = last;
+  if (!asked?.sql || !policy.program) {
     ui.agreement.textContent = "there is no SQL to run";
     return;
+  }
+  let sql = asked.sql;
+  const note =
+    ui.dialect.value === RUNNABLE_DIALECT
+      ? ""
+      : ` (PGlite ran the ${RUNNABLE_DIALECT} statement, not the ${ui.dialect.value} one)`;
+  if (note) {
+    try {
+      sql = questionSql(
+        policy.program,
+        ui.bindings.value,
+        facts.facts,
+        asked.question,
+        RUNNABLE_DIALECT,
+      );
+    } catch (error) {
+      ui.agreement.textContent = `no ${RUNNABLE_DIALECT} SQL to run: ${(error as Error).message}`;
+      return;
+    }
   }
   ui.runSql.disabled = true;
   say("running the SQL on PGlite…");
@@ -216,9 +238,11 @@ async function runSql(): Promise<void> {
     const expected = last?.answer?.text;
     const agrees = expected === text;
     ui.agreement.className = agrees ? "agrees" : "differs";
-    ui.agreement.textContent = agrees
-      ? "the rows agree with the answer"
-      : "the rows differ from the answer: the tables hold other facts than the facts list";
+    ui.agreement.textContent =
+      (agrees
+        ? "the rows agree with the answer"
+        : "the rows differ from the answer: the tables hold other facts than the facts list") +
+      note;
     say("");
   } catch (error) {
     ui.agreement.className = "differs";
