@@ -219,6 +219,21 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
     }
     expect(await byId("sql-rows").locator("td").count()).toBe(1);
     await shot("sql");
+    // Bad bindings: a diagnostic by line, no SQL until they are fixed.
+    await page.locator("#bindings-details > summary").click();
+    const narrow = QUICKSTART.bindings.replace("SELECT id, org_id FROM", "SELECT id FROM");
+    await byId("bindings-editor").fill(narrow);
+    const item = byId("bindings-diagnostics").locator('li[data-code="P708"]');
+    await item.waitFor();
+    const line = narrow.split("\n").findIndex((l) => l.includes("SELECT id FROM repositories")) + 1;
+    expect(await item.getAttribute("data-line")).toBe(String(line));
+    await byId("ask").click();
+    expect(await byId("sql-output").textContent()).toContain("the data bindings have errors");
+    await shot("bad-bindings");
+    await byId("bindings-editor").fill(QUICKSTART.bindings);
+    await expect.poll(() => byId("bindings-diagnostics").locator("li").count()).toBe(0);
+    await byId("ask").click();
+    expect((await byId("sql-output").textContent())?.toLowerCase()).toContain("select");
   });
 
   it("keeps the state in the link: a reload and a fresh browser open it", async () => {

@@ -7,6 +7,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   answer,
+  checkBindingsSource,
   checkPolicySource,
   policyTests,
   questionSql,
@@ -40,6 +41,9 @@ describe.each(EXAMPLES)("example $name", ({ state }) => {
   it("answers every question as its SQL does", async () => {
     const program = checkPolicySource(state.policy).program!;
     const facts = readFacts(state.facts, program).facts;
+    const checked = checkBindingsSource(program, state.bindings, facts);
+    expect(checked.problems).toEqual([]);
+    const bindings = checked.bindings!;
     const actors = new Set<string>();
     const resources = new Map<string, Set<string>>();
     for (const fact of facts) {
@@ -61,7 +65,7 @@ describe.each(EXAMPLES)("example $name", ({ state }) => {
           for (const resource of questions) {
             const question = readQuestion(actor, action, resource);
             const expected = answer(program, facts, question).text;
-            const statement = questionSql(program, state.bindings, facts, question, "postgres");
+            const statement = questionSql(program, bindings, facts, question, "postgres");
             const result = await db.query<Record<string, unknown>>(statement.sql);
             expect(rowsText(statement.column, result.rows), `${actor} ${action} ${resource}`).toBe(
               expected,
@@ -104,6 +108,24 @@ describe("bad input", () => {
       [4, expect.stringMatching(/^P0/)],
       [5, "P406"],
     ]);
+  });
+
+  it("reports bad data bindings by line", () => {
+    const program = checkPolicySource(quickstart.policy).program!;
+    const facts = readFacts(quickstart.facts, program).facts;
+    const narrow = quickstart.bindings.replace("SELECT id, org_id FROM", "SELECT id FROM");
+    const checked = checkBindingsSource(program, narrow, facts);
+    expect(checked.bindings).toBeNull();
+    const line = narrow.split("\n").findIndex((l) => l.includes("SELECT id FROM repositories")) + 1;
+    expect(checked.problems).toContainEqual(expect.objectContaining({ code: "P708", line }));
+    const yaml = checkBindingsSource(program, "facts: [", facts);
+    expect(yaml.problems.map((p) => p.code)).toEqual(["P704"]);
+    const unknown = checkBindingsSource(
+      program,
+      'facts:\n  "nope(Nowhere:_)":\n    query: SELECT id FROM x\n',
+      facts,
+    );
+    expect(unknown.problems.map((p) => [p.code, p.line])).toContainEqual(["P707", 2]);
   });
 
   it("rejects malformed questions and reads list questions", () => {

@@ -6,7 +6,7 @@
  */
 
 import { authorizeQuestion, listQuestion, localStatement } from "../../src/api/questions.js";
-import { parseDataBindings } from "../../src/bindings/parse.js";
+import { checkBindings } from "../../src/bindings/check.js";
 import type { DataBindings } from "../../src/bindings/types.js";
 import { checkPolicyText } from "../../src/check/check.js";
 import { checkFact, termValue } from "../../src/check/facts.js";
@@ -228,6 +228,34 @@ export function answer(program: Program, facts: readonly GroundFact[], question:
   };
 }
 
+export interface BindingsState {
+  /** Null when the bindings have errors. */
+  readonly bindings: DataBindings | null;
+  readonly problems: readonly Problem[];
+}
+
+const BINDINGS_FILE = "bindings.yaml";
+
+/**
+ * Checks the data bindings (YAML) against the policy when there is a checked one; a fact the
+ * policy reads that neither a binding nor the facts list produces is a warning (W005).
+ */
+export function checkBindingsSource(
+  program: Program | null,
+  text: string,
+  facts: readonly GroundFact[],
+): BindingsState {
+  const checked = checkBindings(program, text, {
+    fileName: BINDINGS_FILE,
+    central: inMemoryCentralFacts(facts),
+  });
+  const source = { name: BINDINGS_FILE, text };
+  return {
+    bindings: checked.ok ? checked.bindings : null,
+    problems: checked.diagnostics.map((d) => problemOf(d, source)),
+  };
+}
+
 /** Signatures the bindings read from the database (`has_relation/3` style keys). */
 function boundPredicates(bindings: DataBindings): ReadonlySet<string> {
   return new Set(bindings.bindings.map((b) => `${b.predicate}/${b.slots.length}`));
@@ -246,14 +274,13 @@ export interface SqlText {
  */
 export function questionSql(
   program: Program,
-  bindingsText: string,
+  bindings: DataBindings,
   facts: readonly GroundFact[],
   question: Question,
   dialectName: string,
 ): SqlText {
   const dialect = dialectNamed(dialectName);
   if (!dialect) throw new Error(`unknown dialect \`${dialectName}\``);
-  const bindings = parseDataBindings(bindingsText);
   const bound = boundPredicates(bindings);
   const central = inMemoryCentralFacts(
     facts.filter((f) => !bound.has(`${f.predicate}/${f.args.length}`)),

@@ -8,6 +8,8 @@ import { moveCursor, policyEditor, setEditorText } from "./editor.js";
 import {
   type Answer,
   answer,
+  type BindingsState,
+  checkBindingsSource,
   checkPolicySource,
   DIALECT_NAMES,
   type FactsState,
@@ -53,12 +55,15 @@ const ui = {
   agreement: byId<HTMLElement>("sql-agreement"),
   rows: byId<HTMLTableElement>("sql-rows"),
   bindings: byId<HTMLTextAreaElement>("bindings-editor"),
+  bindingsDetails: byId<HTMLDetailsElement>("bindings-details"),
+  bindingsDiagnostics: byId<HTMLUListElement>("bindings-diagnostics"),
   schema: byId<HTMLTextAreaElement>("schema-editor"),
 };
 
 let editor: EditorView;
 let policy: PolicyState = { program: null, problems: [] };
 let facts: FactsState = { facts: [], problems: [] };
+let bindings: BindingsState = { bindings: null, problems: [] };
 let last: { question: Question; answer: Answer | null; sql: SqlText | null } | null = null;
 
 function currentState(): PlaygroundState {
@@ -135,16 +140,26 @@ function recheck(): void {
   recheckFacts();
 }
 
+/** Moves the cursor of a plain text editor to `offset`. */
+function moveTextCursor(field: HTMLTextAreaElement, offset: number): void {
+  field.focus();
+  field.setSelectionRange(offset, offset);
+}
+
 function recheckFacts(): void {
   facts = readFacts(ui.facts.value, policy.program);
   ui.factsDiagnostics.replaceChildren(
-    ...facts.problems.map((p) =>
-      problemItem(p, () => {
-        ui.facts.focus();
-        ui.facts.setSelectionRange(p.offset, p.offset);
-      }),
-    ),
+    ...facts.problems.map((p) => problemItem(p, () => moveTextCursor(ui.facts, p.offset))),
   );
+  recheckBindings();
+}
+
+function recheckBindings(): void {
+  bindings = checkBindingsSource(policy.program, ui.bindings.value, facts.facts);
+  ui.bindingsDiagnostics.replaceChildren(
+    ...bindings.problems.map((p) => problemItem(p, () => moveTextCursor(ui.bindings, p.offset))),
+  );
+  if (bindings.problems.some((p) => p.severity === "error")) ui.bindingsDetails.open = true;
 }
 
 // ---------------------------------------------------------------- questions
@@ -186,11 +201,15 @@ function ask(): void {
     ui.questionError.textContent = (error as Error).message;
   }
   let sql: SqlText | null = null;
-  try {
-    sql = questionSql(program, ui.bindings.value, facts.facts, question, ui.dialect.value);
-    ui.sql.textContent = sql.sql;
-  } catch (error) {
-    ui.sql.textContent = `-- no SQL: ${(error as Error).message}`;
+  if (!bindings.bindings) {
+    ui.sql.textContent = "-- no SQL: the data bindings have errors (see Data bindings)";
+  } else {
+    try {
+      sql = questionSql(program, bindings.bindings, facts.facts, question, ui.dialect.value);
+      ui.sql.textContent = sql.sql;
+    } catch (error) {
+      ui.sql.textContent = `-- no SQL: ${(error as Error).message}`;
+    }
   }
   last = { question, answer: answered, sql };
   if (!document.body.dataset.firstAnswerMs && answered) {
@@ -204,7 +223,7 @@ const RUNNABLE_DIALECT = "postgres";
 async function runSql(): Promise<void> {
   ask();
   const asked = last;
-  if (!asked?.sql || !policy.program) {
+  if (!asked?.sql || !policy.program || !bindings.bindings) {
     ui.agreement.textContent = "there is no SQL to run";
     return;
   }
@@ -217,7 +236,7 @@ async function runSql(): Promise<void> {
     try {
       sql = questionSql(
         policy.program,
-        ui.bindings.value,
+        bindings.bindings,
         facts.facts,
         asked.question,
         RUNNABLE_DIALECT,
@@ -370,6 +389,7 @@ async function start(): Promise<void> {
     recheckFacts();
     saveSoon();
   });
+  ui.bindings.addEventListener("input", recheckBindings);
   for (const field of [ui.bindings, ui.schema, ui.actor, ui.action, ui.resource]) {
     field.addEventListener("input", saveSoon);
   }
