@@ -21,6 +21,28 @@ export const DEFAULT_SITE_DIR = join(PACKAGE_ROOT, "dist", "playground");
 const STATIC_FILES = ["index.html", "style.css"];
 const PGLITE_FILES = ["pglite.wasm", "pglite.data", "initdb.wasm"];
 
+/**
+ * The page must not need Node: a `node:` import fails the build, except PGlite's, which it
+ * makes only when it runs under Node (the page never does) and which stays an unused import.
+ */
+const nodeBuiltinsGuard: import("esbuild").Plugin = {
+  name: "node-builtins-guard",
+  setup(build) {
+    build.onResolve({ filter: /^node:/ }, (args) => {
+      if (args.importer.includes(`${join("node_modules", "@electric-sql", "pglite")}`)) {
+        return { path: args.path, external: true };
+      }
+      return {
+        errors: [
+          {
+            text: `the playground must run in a browser, but ${relative(PACKAGE_ROOT, args.importer)} imports ${args.path} (docs/playground.md)`,
+          },
+        ],
+      };
+    });
+  },
+};
+
 export interface PlaygroundBuild {
   readonly dir: string;
   /** Gzipped bytes the page loads before any SQL runs (HTML, CSS, script chunks). */
@@ -53,8 +75,7 @@ export async function buildPlayground(dir: string = DEFAULT_SITE_DIR): Promise<P
     minify: true,
     metafile: true,
     legalComments: "none",
-    // PGlite imports `node:module` only when it runs under Node; the page never does.
-    external: ["node:*"],
+    plugins: [nodeBuiltinsGuard],
     logLevel: "silent",
   });
   for (const file of STATIC_FILES) {
