@@ -147,8 +147,16 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
   });
 
   it("answers authorize and list questions once the policy is fixed", async () => {
-    await replacePolicy(QUICKSTART.policy);
+    // An in-place edit: double-click the misspelt word and type over it.
+    await page
+      .locator('[data-testid="policy-editor"] .cm-line', { hasText: '"membr"' })
+      .locator("span", { hasText: "membr" })
+      .dblclick();
+    await page.keyboard.type("member");
     await expect.poll(() => byId("diagnostics").locator("li").count()).toBe(0);
+    const lines = page.locator('[data-testid="policy-editor"] .cm-line');
+    expect(await lines.filter({ hasText: '"membr"' }).count()).toBe(0);
+    expect(await lines.filter({ hasText: /^\s*"read" if "member";$/ }).count()).toBe(1);
     await question("User:bob", "read", "Repository:1");
     await byId("question-resource").press("Control+Enter");
     await expect.poll(() => byId("answer").textContent()).toBe("allowed");
