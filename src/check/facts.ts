@@ -2,6 +2,7 @@
  * Ground facts against a checked program: signature checks for stored, context and test setup
  * facts (docs/policy-language.md#rules-and-facts, docs/policy-language.md#diagnostics), canonical Integer ids, and AST literals as runtime values.
  */
+import { utf8Length } from "../core/utf8.js";
 import {
   booleanValue,
   type GroundFact,
@@ -85,7 +86,7 @@ export function checkFactValue(value: Value): Diagnostic | null {
   if (value.type === "" || value.id === "") {
     return error("P503", "fact arguments need a non-empty type and id");
   }
-  if (Buffer.byteLength(value.id, "utf8") > MAX_ARGUMENT_BYTES) {
+  if (utf8Length(value.id) > MAX_ARGUMENT_BYTES) {
     return error("P504", `fact argument exceeds ${MAX_ARGUMENT_BYTES} bytes`);
   }
   if (isAbstractType(value.type)) {

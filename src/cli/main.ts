@@ -14,6 +14,7 @@ policies:
 
 the service:
   serve                   serve the Oso Cloud compatible HTTP API (--policy <files...>)
+  playground              serve the playground page (policy, facts, questions, SQL in the browser)
 
 a running server (--url and --api-key, or POLAR_SQL_URL and POLAR_SQL_API_KEY):
   authorize <actor> <action> <resource>   may the actor do the action?
@@ -44,6 +45,10 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   serve: async () => {
     const { runServeCommand } = await import("./serve-command.js");
     return (args, io) => runServeCommand(args, io);
+  },
+  playground: async () => {
+    const { runPlaygroundCommand } = await import("./playground-command.js");
+    return (args, io) => runPlaygroundCommand(args, io);
   },
   sql: async () => (await import("./sql-command.js")).runSqlCommand,
   explain: async () => (await import("./explain-command.js")).runExplainCommand,

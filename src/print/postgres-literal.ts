@@ -22,6 +22,7 @@
  */
 
 import { castTypeName, normalizeSqlType, sqlTypeFamily } from "../bindings/sql-type.js";
+import { utf8Length } from "../core/utf8.js";
 import { isPrimitiveType, parseInteger, type Value } from "../core/value.js";
 
 /** A value that has no PostgreSQL literal (NUL, malformed integer, invalid SQL type name). */
@@ -63,7 +64,7 @@ export function quoteString(text: string): string {
 export function quoteIdentifier(name: string): string {
   if (name === "") throw new LiteralError("identifier is empty");
   checkStorable(name, "identifier");
-  if (Buffer.byteLength(name, "utf8") > MAX_IDENTIFIER_BYTES) {
+  if (utf8Length(name) > MAX_IDENTIFIER_BYTES) {
     throw new LiteralError(
       `identifier \`${name}\` is longer than ${MAX_IDENTIFIER_BYTES} bytes, the PostgreSQL limit`,
     );
