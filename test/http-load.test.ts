@@ -1,7 +1,8 @@
 /**
- * A short load run (a few seconds) against the real service on in-memory PGlite: 50
+ * A short load run against the real service on in-memory PGlite: 320 requests on 50
  * connections mixing authorize, list, actions and authorize_query. Zero errors, zero non-2xx,
- * and the server still answers afterwards. The full measurement is bench/http/load.ts.
+ * and the server still answers afterwards. A fixed number of requests, not a duration, so a
+ * busy machine makes it slower, never red; speed is measured by bench/http/load.ts.
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -30,7 +31,7 @@ afterAll(async () => {
   await service?.close();
 });
 
-it("50 connections for 3 s: no errors, every answer 2xx, still serving", async () => {
+it("320 requests on 50 connections: every one answered 2xx, still serving", async () => {
   const mix = requestMix(SCALE, 40);
   const requests = mix.authorize.flatMap((r, i) => [
     r,
@@ -43,12 +44,14 @@ it("50 connections for 3 s: no errors, every answer 2xx, still serving", async (
     apiKey: KEY,
     requests,
     connections: 50,
-    seconds: 3,
+    seconds: 600,
+    amount: 320,
+    timeoutSeconds: 60,
   });
   expect(summary.firstFailure).toBeNull();
   expect(summary.errors).toBe(0);
   expect(summary.non2xx).toBe(0);
-  expect(summary.requests).toBeGreaterThan(50);
+  expect(summary.requests).toBe(320);
   const health = await fetch(`${server.url}/health`);
   expect(health.status).toBe(200);
   const answer = await fetch(`${server.url}${mix.authorize[0]!.path}`, {

@@ -50,7 +50,9 @@ describe("startServer", () => {
     const res = await inFlight;
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ allowed: true, body: { n: 1 } });
-    expect(Date.now() - started).toBeLessThan(2000);
+    // An idle keep-alive connection would hold close() until Node's 5 s keep-alive timeout;
+    // anything well under that shows it was closed at once (the margin absorbs a busy machine).
+    expect(Date.now() - started).toBeLessThan(4500);
     await expect(fetch(`${server.url}/health`)).rejects.toThrow();
   });
 

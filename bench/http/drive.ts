@@ -10,7 +10,12 @@ export interface DriveOptions {
   readonly apiKey: string;
   readonly requests: readonly BenchRequest[];
   readonly connections: number;
+  /** How long to send for; with `amount`, an upper bound only. */
   readonly seconds: number;
+  /** Send exactly this many requests instead of sending until `seconds` pass. */
+  readonly amount?: number;
+  /** A request slower than this counts as an error (a timeout); 5 s by default. */
+  readonly timeoutSeconds?: number;
 }
 
 export interface DriveSummary {
@@ -39,8 +44,8 @@ export async function drive(options: DriveOptions): Promise<DriveSummary> {
     url: options.url,
     connections: options.connections,
     duration: options.seconds,
-    // A request slower than this counts as an error (a timeout).
-    timeout: 5,
+    ...(options.amount !== undefined && { amount: options.amount }),
+    timeout: options.timeoutSeconds ?? 5,
     headers: {
       "content-type": "application/json",
       authorization: `Bearer ${options.apiKey}`,
