@@ -3,7 +3,8 @@
  * acknowledged batch; the test kills it with SIGKILL in the middle of the load, reopens the
  * same PGlite data directory (or PostgreSQL schema), and checks that every acknowledged batch
  * is there in full and that no batch is there in part. Each round restarts on the recovered
- * data, so recovery itself is exercised more than once.
+ * data, so recovery itself is exercised more than once. Several store restarts in child
+ * processes take a minute: it runs with the long runs (POLAR_SQL_LONG=1, as CI does).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -14,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openStore, type StoreOptions } from "../src/store/store.js";
 import { serverSchema } from "./support/central-services.js";
+import { LONG } from "./support/runs.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WRITER = fileURLToPath(new URL("./support/durability-writer.ts", import.meta.url));
@@ -93,7 +95,7 @@ async function killAndCheck(target: string, options: StoreOptions): Promise<void
   }
 }
 
-describe("durability after kill -9", () => {
+describe.skipIf(!LONG)("durability after kill -9", () => {
   it("PGlite data directory: acknowledged batches survive whole, none is half-written", async () => {
     const dir = mkdtempSync(join(tmpdir(), "polar-durability-"));
     try {
