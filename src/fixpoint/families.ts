@@ -14,8 +14,8 @@
 
 import { dependencyGraph, stronglyConnectedComponents } from "../check/graph.js";
 import { type Clause, type PredicateKey, type Program, predicateKey } from "../check/program.js";
+import { nonLinearRule } from "../plan/nonlinear.js";
 import type { Call, Expr } from "../polar/ast.js";
-import { positionOf } from "../source/source.js";
 
 export interface Family {
   /** Predicate keys of the family, in the order of the dependency graph. */
@@ -43,44 +43,9 @@ export function splitKey(key: PredicateKey): { name: string; arity: number } {
   return { name: key.slice(0, slash), arity: Number(key.slice(slash + 1)) };
 }
 
-/** The most calls of `members` in one conjunction of `expr` (an `or` takes its largest side). */
-export function callsPerConjunction(expr: Expr, members: ReadonlySet<PredicateKey>): number {
-  switch (expr.kind) {
-    case "call":
-      return members.has(predicateKey(expr.name.name, expr.args.length)) ? 1 : 0;
-    case "and":
-      return expr.operands.reduce((n, operand) => n + callsPerConjunction(operand, members), 0);
-    case "or":
-      return Math.max(0, ...expr.operands.map((operand) => callsPerConjunction(operand, members)));
-    case "not":
-    case "compare":
-    case "in":
-    case "matches":
-    case "bool":
-      return 0;
-    default: {
-      const _never: never = expr;
-      return _never;
-    }
-  }
-}
-
 /** The first rule of the family with a conjunction that calls the family more than once. */
-export function nonLinearRule(program: Program, family: Family): Clause | null {
-  const members = new Set(family.predicates);
-  for (const key of family.predicates) {
-    for (const clause of program.rules.get(key) ?? []) {
-      if (clause.body && callsPerConjunction(clause.body, members) > 1) return clause;
-    }
-  }
-  return null;
-}
-
-/** `policy.polar:12`: where a clause starts. */
-export function ruleLocation(program: Program, clause: Clause): string {
-  const source = program.sources.find((s) => s.name === clause.span.file);
-  if (!source) return clause.span.file;
-  return `${source.name}:${positionOf(source, clause.span.start).line}`;
+export function familyNonLinearRule(program: Program, family: Family): Clause | null {
+  return nonLinearRule(program, family.predicates, new Set(family.predicates));
 }
 
 /**
@@ -105,7 +70,7 @@ export function reachableFamilies(
   for (const component of stronglyConnectedComponents(program)) {
     if (!component.recursive || !component.predicates.some((key) => reached.has(key))) continue;
     const family = { predicates: component.predicates };
-    if (all || nonLinearRule(program, family)) families.push(family);
+    if (all || familyNonLinearRule(program, family)) families.push(family);
   }
   return families;
 }
