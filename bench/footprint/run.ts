@@ -30,7 +30,12 @@ interface Figures {
   readonly rssMb: number;
 }
 
-function measureChild(name: string, args: string[], readyAt: (line: string) => boolean, ask?: (line: string) => Promise<void>): Promise<Figures> {
+function measureChild(
+  name: string,
+  args: string[],
+  readyAt: (line: string) => boolean,
+  ask?: (line: string) => Promise<void>,
+): Promise<Figures> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, args, {
@@ -137,6 +142,20 @@ const SMALL = [
   "min_wal_size = 32MB",
 ];
 
+const TINY = [
+  "shared_buffers = 1MB",
+  "work_mem = 1MB",
+  "temp_buffers = 1MB",
+  "maintenance_work_mem = 1MB",
+  "wal_buffers = 64kB",
+  "max_wal_size = 32MB",
+  "min_wal_size = 32MB",
+];
+
+async function freshDir(): Promise<string> {
+  return join(await mkdtemp(join(tmpdir(), "polar-footprint-")), "data");
+}
+
 const results: Figures[] = [];
 const serveOnly = process.argv.includes("--serve-only");
 if (!serveOnly) {
@@ -147,6 +166,17 @@ if (!serveOnly) {
     ["small buffers (postgresqlconf)", { postgresqlconf: SMALL }],
     ["prebuilt data dir (loadDataDir)", {}, dump],
     ["prebuilt data dir + small buffers", { postgresqlconf: SMALL }, dump],
+    ["on disk (dataDir) + small buffers", { dataDir: await freshDir(), postgresqlconf: SMALL }],
+    [
+      "on disk from prebuilt + small buffers",
+      { dataDir: await freshDir(), postgresqlconf: SMALL },
+      dump,
+    ],
+    [
+      "on disk from prebuilt + tiny buffers",
+      { dataDir: await freshDir(), postgresqlconf: TINY },
+      dump,
+    ],
   ];
   for (const [name, options, dumped] of variants) {
     results.push(await pglite(name, options, dumped));
