@@ -1,13 +1,17 @@
 // Loads N facts into an in-memory service (dist build) and reports load time, resident memory
-// and authorize/list latency as one JSON line. argv[2]: {"facts": N, "settings": [...] | null}.
+// and authorize/list latency as one JSON line.
+// argv[2]: {"facts": N, "settings": [...] | null, "dataDir": "<dir>" | null}.
 
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { createService } from "../../dist/api/central.js";
 
-const { facts: total, settings } = JSON.parse(process.argv[2]);
+const { facts: total, settings, dataDir } = JSON.parse(process.argv[2]);
 const mb = () => Math.round(process.memoryUsage().rss / 1048576);
-const service = await createService(settings ? { pgliteSettings: settings } : {});
+const service = await createService({
+  ...(settings && { pgliteSettings: settings }),
+  ...(dataDir && { dataDir }),
+});
 const policy = readFileSync(
   new URL("../../examples/quickstart/policy.polar", import.meta.url),
   "utf8",
