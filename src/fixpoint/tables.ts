@@ -145,5 +145,8 @@ export function closeRound(tables: FamilyTables): string[] {
     `INSERT INTO ${delta} SELECT DISTINCT * FROM ${next} EXCEPT SELECT * FROM ${full}`,
     `INSERT INTO ${full} SELECT * FROM ${delta}`,
     `TRUNCATE ${next}`,
+    // Fresh tables have no statistics: PostgreSQL would guess one row after the filters and
+    // join the round's tables by nested loops over full scans (seconds at a few thousand rows).
+    `ANALYZE ${full}, ${delta}`,
   ];
 }
