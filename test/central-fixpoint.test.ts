@@ -35,7 +35,7 @@ const groups = of("Group", "g1", "g2", "g3");
 const docs = of("Doc", "d1", "d2");
 
 const HEADER = `actor User {}
-resource Node { permissions = ["read", "write"]; }
+resource Node { permissions = ["read", "write", "audit"]; }
 `;
 
 /** `path(x, z) if path(x, y) and path(y, z)`: transitive closure, doubling. */
@@ -46,10 +46,11 @@ const closure: CentralFamily = {
 path(x: Node, z: Node) if path(x, y) and path(y, z);
 allow(u: User, "read", n: Node) if start(u, m) and path(m, n);
 allow(u: User, "write", n: Node) if start(u, n) and path(n, n);
+allow(u: User, "audit", n: Node) if start(u, n) and not path(n, n);
 `,
   actors: users,
   resources: nodes,
-  actions: { Node: ["read", "write", "delete"] },
+  actions: { Node: ["read", "write", "audit", "delete"] },
   space: [...pairs("edge", nodes, nodes), ...pairs("start", users, nodes)],
 };
 
