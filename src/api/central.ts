@@ -7,10 +7,11 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { DataBindingsError } from "../bindings/parse.js";
 import type { DataBindings } from "../bindings/types.js";
 import { checkPolicy, PolicyError } from "../check/check.js";
-import type { Program } from "../check/program.js";
+import { type Program, predicateKey } from "../check/program.js";
 import { compareCodePoints, type GroundFact, INTEGER_MAX, type Value } from "../core/value.js";
 import { EvaluationError } from "../evaluate/errors.js";
 import { runTests } from "../evaluate/test-runner.js";
+import { answerByIteration, type FixpointBudget } from "../fixpoint/iterate.js";
 import { PlanError } from "../plan/errors.js";
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import { LiteralError } from "../print/postgres-literal.js";
@@ -69,11 +70,14 @@ export interface ServiceOptions extends StoreOptions {
    * by default it is refused (400).
    */
   readonly allowUnpagedList?: boolean;
+  /** Limits of recursion computed by iteration in the store (src/fixpoint). */
+  readonly fixpointBudget?: FixpointBudget;
 }
 
 /** What `serviceOver` needs besides the store. */
 export interface ServiceSettings extends Pick<LocalOptions, "now"> {
   readonly allowUnpagedList?: boolean;
+  readonly fixpointBudget?: FixpointBudget;
 }
 
 /**
@@ -88,6 +92,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Polar
   return serviceOver(store, {
     ...(options.now && { now: options.now }),
     ...(options.allowUnpagedList && { allowUnpagedList: true }),
+    ...(options.fixpointBudget && { fixpointBudget: options.fixpointBudget }),
   });
 }
 
@@ -146,12 +151,33 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     question: (program: Program, bindings: DataBindings) => LocalQuestion,
   ): Promise<Row[]> {
     const { program, bindings, central } = await storeQuestionContext();
-    const { sql, parameters } = localStatement(program, bindings, question(program, bindings), {
-      ...clock,
-      central,
-      writing: "parameters",
-    });
-    return store.db.prepared<Row>(sql, [...parameters]);
+    const options = { ...clock, central, writing: "parameters" } as const;
+    let statement: { sql: string; parameters: readonly string[] };
+    try {
+      statement = localStatement(program, bindings, question(program, bindings), options);
+    } catch (error) {
+      // Recursion one statement cannot express: iterate it in the store (src/fixpoint).
+      if (!(error instanceof PlanError) || error.code !== "P703") throw error;
+      const asked = question(program, bindings);
+      const rows = await answerByIteration<Row>(
+        store.db,
+        {
+          program,
+          bindings,
+          shapes: await readShapes(store.db),
+          central,
+          contextFacts: asked.contextFacts,
+          roots: asked.goal.calls.map((call) => predicateKey(call.name, call.args.length)),
+          ...clock,
+          ...(settings.fixpointBudget && { budget: settings.fixpointBudget }),
+        },
+        (inner, innerBindings) =>
+          localStatement(inner, innerBindings, question(inner, innerBindings), options),
+      );
+      if (rows === null) throw error;
+      return rows;
+    }
+    return store.db.prepared<Row>(statement.sql, [...statement.parameters]);
   }
 
   async function allowed(query: AuthorizeBody): Promise<boolean> {

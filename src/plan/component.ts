@@ -16,6 +16,7 @@
  *   (member, values) rows, when every step passes the free arguments through;
  * - answers: the member is a free argument; an accumulation of (member, answers) rows.
  */
+import { predicateKey } from "../check/program.js";
 import { tick } from "../source/diagnostic.js";
 import type { Adornment, Component, InstancePlan, Member, Planner } from "./context.js";
 import { PlanError } from "./errors.js";
@@ -30,6 +31,7 @@ import {
   type SourceRef,
   type Term,
 } from "./ir.js";
+import { ITERATED, nonLinearWhere } from "./nonlinear.js";
 import { mapBranch } from "./rewrite.js";
 import { exactType } from "./types.js";
 
@@ -60,9 +62,11 @@ export function mergeComponent(planner: Planner, members: readonly Member[]): In
   for (const member of members) {
     for (const branch of member.branches) {
       if (branch.sources.filter((ref) => ref.source.kind === "recref").length > 1) {
+        const keys = members.map((m) => predicateKey(m.name, m.adornment.length));
+        const where = nonLinearWhere(planner.program, keys, new Set(keys));
         throw new PlanError(
           "P703",
-          `cannot compile a rule for ${tick(member.name)} that calls the mutual recursion of ${names} more than once in one conjunction`,
+          `cannot compile a rule for ${tick(member.name)}${where} that calls the mutual recursion of ${names} more than once in one conjunction${ITERATED}`,
         );
       }
     }

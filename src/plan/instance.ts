@@ -9,7 +9,7 @@
  */
 import type { Binding } from "../bindings/types.js";
 import { canonicalValue } from "../check/facts.js";
-import { isSubtype, predicateKey } from "../check/program.js";
+import { isSubtype, type PredicateKey, type Program, predicateKey } from "../check/program.js";
 import { valuesEqual } from "../core/value.js";
 import { tick } from "../source/diagnostic.js";
 import { componentMembers, mergeComponent } from "./component.js";
@@ -36,6 +36,7 @@ import {
   type Output,
 } from "./ir.js";
 import { simplifyBranches } from "./merge.js";
+import { ITERATED, nonLinearWhere } from "./nonlinear.js";
 import { outputOf } from "./state.js";
 import { ANY_TYPE, candidateTypes, isUnconstrained, satisfies } from "./types.js";
 
@@ -91,12 +92,21 @@ export function planInstance(
   }
   const members = componentMembers(planner, { key, name, adornment, branches });
   if (members.length > 1) return mergeComponent(planner, members);
-  const plan = finishInstance(key, name, adornment, branches);
+  const plan = finishInstance(
+    planner.program,
+    componentPredicates(planner, name, adornment.length),
+    key,
+    name,
+    adornment,
+    branches,
+  );
   planner.memo.set(key, plan);
   return plan;
 }
 
 function finishInstance(
+  program: Program,
+  members: ReadonlySet<PredicateKey>,
   key: string,
   name: string,
   adornment: readonly Adornment[],
@@ -111,15 +121,29 @@ function finishInstance(
       continue;
     }
     if (references.length > 1) {
+      const where = nonLinearWhere(program, [predicateKey(name, adornment.length)], members);
       throw new PlanError(
         "P703",
-        `cannot compile a rule for ${tick(name)} that calls ${tick(name)} recursively more than once in one conjunction`,
+        `cannot compile a rule for ${tick(name)}${where} that calls ${tick(name)} recursively more than once in one conjunction${ITERATED}`,
       );
     }
     steps.push(branch);
   }
   if (steps.length === 0) return { kind: "flat", branches: exits };
   return { kind: "recursive", key, name, adornment, exits, steps };
+}
+
+/** The predicates of the recursive component of `name/arity` (itself when not recursive). */
+export function componentPredicates(
+  planner: Planner,
+  name: string,
+  arity: number,
+): ReadonlySet<PredicateKey> {
+  const component = planner.componentOf.get(predicateKey(name, arity));
+  if (component === undefined) return new Set([predicateKey(name, arity)]);
+  const members = new Set<PredicateKey>();
+  for (const [key, index] of planner.componentOf) if (index === component) members.add(key);
+  return members;
 }
 
 // ---------------------------------------------------------------- data bindings

@@ -5,6 +5,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { quoteIdentifier, quoteString } from "../print/postgres-literal.js";
+import { cachedEmptyImage, EMBEDDED_SETTINGS, keepEmptyImage } from "./pglite-setup.js";
 
 export interface SqlExecutor {
   /** One statement with `$n` parameters. */
@@ -78,11 +79,22 @@ function sessionStatements(run: RunText) {
 export interface PgliteOptions {
   /** A directory for persistent data; omitted means in memory. */
   readonly dataDir?: string;
+  /** `postgresql.conf` lines; the embedded settings by default (store/pglite-setup.ts). */
+  readonly settings?: readonly string[];
+  /** Whether an in-memory database starts from the cached empty image; true by default. */
+  readonly cachedImage?: boolean;
 }
 
 /** Embedded PostgreSQL (WASM). Statements are serialized by PGlite itself. */
 export async function openPglite(options: PgliteOptions = {}): Promise<SqlExecutor> {
-  const db = await PGlite.create(options.dataDir ? { dataDir: options.dataDir } : {});
+  const postgresqlconf = [...(options.settings ?? EMBEDDED_SETTINGS)];
+  const image = !options.dataDir && options.cachedImage !== false ? await cachedEmptyImage() : null;
+  const db = await PGlite.create({
+    postgresqlconf,
+    ...(options.dataDir && { dataDir: options.dataDir }),
+    ...(image && { loadDataDir: image }),
+  });
+  if (!options.dataDir && options.cachedImage !== false && !image) await keepEmptyImage(db);
   const recurs = recurrenceFilter();
   // The simple query protocol (`exec`) costs a third less than `query`'s extended one for
   // these short PREPARE/EXECUTE texts, which carry no parameters of their own.

@@ -47,6 +47,8 @@ export interface StoreOptions {
   readonly databaseUrl?: string;
   /** PGlite data directory; omitted means in memory. */
   readonly dataDir?: string;
+  /** PGlite's `postgresql.conf` lines; the embedded settings by default (pglite-setup.ts). */
+  readonly pgliteSettings?: readonly string[];
   /** How long another instance's policy change may go unnoticed (ms); default 1000. */
   readonly policyRefreshMs?: number;
 }
@@ -77,7 +79,10 @@ export interface FactStore {
 export async function openStore(options: StoreOptions = {}): Promise<FactStore> {
   const db = options.databaseUrl
     ? await openPostgres({ connectionString: options.databaseUrl })
-    : await openPglite(options.dataDir ? { dataDir: options.dataDir } : {});
+    : await openPglite({
+        ...(options.dataDir && { dataDir: options.dataDir }),
+        ...(options.pgliteSettings && { settings: options.pgliteSettings }),
+      });
   await migrate(db);
   const store = createStore(db, options.policyRefreshMs ?? 1000);
   await store.follow();

@@ -1,0 +1,73 @@
+/**
+ * The embedded store starts small (issue 14, src/store/pglite-setup.ts): PGlite runs with the
+ * embedded settings, an in-memory database starts from the cached empty image once one was
+ * kept, and a cache that cannot be written or read only costs speed.
+ */
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openPglite } from "../src/store/executor.js";
+import { openStore } from "../src/store/store.js";
+
+const saved = process.env.XDG_CACHE_HOME;
+afterEach(() => {
+  if (saved === undefined) delete process.env.XDG_CACHE_HOME;
+  else process.env.XDG_CACHE_HOME = saved;
+});
+
+describe("embedded PGlite", () => {
+  it("runs with the embedded settings, and with given ones", async () => {
+    const db = await openPglite({ cachedImage: false });
+    try {
+      const [row] = await db.query<{ shared_buffers: string }>("SHOW shared_buffers");
+      expect(row?.shared_buffers).toBe("16MB");
+    } finally {
+      await db.close();
+    }
+    const tuned = await openPglite({ cachedImage: false, settings: ["shared_buffers = 2MB"] });
+    try {
+      const [row] = await tuned.query<{ shared_buffers: string }>("SHOW shared_buffers");
+      expect(row?.shared_buffers).toBe("2MB");
+    } finally {
+      await tuned.close();
+    }
+  }, 60_000);
+
+  it("keeps an empty image on the first in-memory start and starts the next one from it", async () => {
+    const cache = mkdtempSync(join(tmpdir(), "polar-cache-"));
+    process.env.XDG_CACHE_HOME = cache;
+    const first = await openStore();
+    await first.applyBatch([
+      { inserts: [{ predicate: "f", args: [{ type: "User", id: "ada" }] }] },
+    ]);
+    await first.close();
+    const images = readdirSync(join(cache, "polar-sql"));
+    expect(images).toHaveLength(1);
+    expect(images[0]).toMatch(/^pglite-.+-empty\.tar$/);
+    // The image is of a database before any store wrote to it: a new store starts empty.
+    const second = await openStore();
+    try {
+      expect(await second.readFacts({ predicate: "f", positions: new Map() })).toEqual([]);
+      const [row] = await second.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM polar_meta WHERE key = 'token_secret'",
+      );
+      expect(row?.n).toBe(1);
+    } finally {
+      await second.close();
+    }
+  }, 60_000);
+
+  it("starts without a cache it cannot write", async () => {
+    const blocked = join(mkdtempSync(join(tmpdir(), "polar-cache-")), "a-file");
+    writeFileSync(blocked, "not a directory");
+    process.env.XDG_CACHE_HOME = blocked;
+    const store = await openStore();
+    try {
+      expect(await store.dataVersion()).toBe(0);
+    } finally {
+      await store.close();
+    }
+    expect(existsSync(join(blocked, "polar-sql"))).toBe(false);
+  }, 60_000);
+});
