@@ -11,10 +11,11 @@ import {
   type OperationNode,
   OrderByItemNode,
   OrderByNode,
+  OrNode,
   type SelectQueryNode,
 } from "kysely";
 import type { DataBindings } from "../bindings/types.js";
-import type { Branch, Output, PlanOutput } from "../plan/ir.js";
+import type { Branch, Output, PlanOutput, Term } from "../plan/ir.js";
 import type { ResolvedPlan } from "../plan/resolve/resolve.js";
 import { branchNode, conditionNode, isTrivial, selectedNode, typedNull } from "./branch.js";
 import { createLowering, type Lowering, type Shape } from "./context.js";
@@ -27,12 +28,14 @@ import {
   columnRef,
   conjunction,
   constant,
+  parens,
   select,
   unary,
   union,
 } from "./nodes.js";
 import type { LoweringRules } from "./rules.js";
 import { valueNode } from "./sql-value.js";
+import { textOf, untypedIds } from "./untyped-ids.js";
 
 export type { Shape } from "./context.js";
 
@@ -120,6 +123,20 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
     return binary(caller(), "in", callerRow(null));
   }
   const type = lowering.outputs[0]!.type;
+  if (untypedIds(lowering, type)) {
+    const known = knownOutputs(branches);
+    if (known.length > 0) {
+      // Ids known here meet the caller's column of unknown type (src/lower/untyped-ids.ts).
+      const rest = branches.filter((branch) => !known.includes(branch));
+      const parts = [filterOfKnown(lowering, known, caller, type)];
+      if (rest.length > 0) {
+        parts.unshift(
+          lowerFilter({ ...lowering, plan: { ...lowering.plan, branches: rest } }, column),
+        );
+      }
+      return parts.length === 1 ? parts[0]! : parens(OrNode.create(parts[0]!, parts[1]!));
+    }
+  }
   const parts = branches.map((branch: Branch) => {
     const output = branch.outputs[0]!;
     if (!wildcard(output)) {
@@ -132,6 +149,64 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
     return callerRow(unary("exists", branchNode(lowering, branch, [constant(1)])));
   });
   return binary(caller(), "in", withPrefix(lowering, union(parts, true)));
+}
+
+/** Branches whose output is a value or a column of rows known here (typed text). */
+function knownOutputs(branches: readonly Branch[]): Branch[] {
+  return branches.filter((branch) => {
+    const output = branch.outputs[0]!;
+    if (output.kind === "literal" || output.kind === "param") return true;
+    if (output.kind !== "column") return false;
+    const source = branch.sources.find((ref) => ref.alias === output.alias)?.source;
+    return source?.kind === "values";
+  });
+}
+
+/**
+ * The caller's column among ids known here: a list for branches that are nothing but those ids
+ * (compared as `IN` conditions are), the column's text among the others' outputs.
+ */
+function filterOfKnown(
+  lowering: Lowering,
+  branches: readonly Branch[],
+  caller: () => OperationNode,
+  type: string,
+): OperationNode {
+  const ids: Term[] = [];
+  const others: Branch[] = [];
+  for (const branch of branches) {
+    const output = branch.outputs[0]! as Term;
+    if (isTrivial(branch)) {
+      ids.push(output);
+      continue;
+    }
+    const [only] = branch.sources;
+    if (
+      branch.sources.length === 1 &&
+      branch.conditions.length === 0 &&
+      only!.source.kind === "values" &&
+      output.kind === "column"
+    ) {
+      const index = only!.source.columns.findIndex((c) => c.name === output.column);
+      for (const row of only!.source.rows) ids.push({ kind: "literal", value: row[index]! });
+      continue;
+    }
+    others.push(branch);
+  }
+  const parts: OperationNode[] = [];
+  if (ids.length > 0) {
+    const outer: Term = { kind: "outer", type };
+    parts.push(conditionNode(lowering, { kind: "in", term: outer, values: ids }));
+  }
+  if (others.length > 0) {
+    const selects = others.map((branch) =>
+      branchNode(lowering, branch, [selectedNode(lowering, branch.outputs[0]!, type)]),
+    );
+    parts.push(
+      binary(textOf(lowering, caller()), "in", withPrefix(lowering, union(selects, true))),
+    );
+  }
+  return parts.length === 1 ? parts[0]! : parens(OrNode.create(parts[0]!, parts[1]!));
 }
 
 function lowerSelect(lowering: Lowering, names: readonly string[]): SelectQueryNode {

@@ -26,6 +26,9 @@ import {
   sqlTypeOf,
 } from "./postgres-literal.js";
 
+/** A canonical integer; `comparesUntyped` also bounds it to the 32-bit range of `integer`. */
+const INT32_TEXT = /^(?:0|-?[1-9][0-9]{0,9})$/;
+
 /** Kysely's PostgreSQL compiler, refusing identifiers PostgreSQL would change or cannot hold. */
 class PostgresCompiler extends PostgresQueryCompiler {
   protected override sanitizeIdentifier(identifier: string): string {
@@ -53,6 +56,9 @@ export const postgres: Dialect = {
   compiler: PostgresCompiler,
   recursion: "lateral",
   inlineHint: true,
+  arrayLiteral: true,
+  // `'2'` reads as an integer, bigint, numeric or text; not every id does (docs/local-authorization.md).
+  comparesUntyped: (id) => INT32_TEXT.test(id) && Math.abs(Number(id)) <= 2 ** 31 - 1,
 
   canWrite: (value, sqlType) => written(value, sqlType, false) !== null,
   literal: writable,

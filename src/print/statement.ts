@@ -124,7 +124,11 @@ export function printPlan(
     dialect.name,
     writing,
     shape,
-    [...params].map(([name, ids]) => [name, ids.length]),
+    // Whether each id compares untyped decides the text around it (src/lower/untyped-ids.ts).
+    [...params].map(([name, ids]) => [
+      name,
+      ids.map((id) => (dialect.comparesUntyped?.(id) ? "u" : "t")).join(""),
+    ]),
   ]);
   let templates = printedTemplates.get(plan);
   if (!templates) {
