@@ -5,8 +5,8 @@
  *
  * Such ids are written as untyped literals, which the engine reads as the column's type; an id
  * the column's type cannot hold (`'abc'` for an integer column) would then be an SQL error. So
- * an id the dialect says every id column reads safely (`comparesUntyped`: in PostgreSQL a
- * canonical 32-bit integer) is compared with the column itself, where its index serves; any
+ * an id of the usual id columns' types (`comparesUntyped`: in PostgreSQL a canonical 32-bit
+ * integer or a lowercase uuid) is compared with the column itself, where its index serves; any
  * other id is compared with the column's text (`cast(col as text) = 'abc'`), which never fails
  * and holds exactly when the column's text is the id. Rows known when printing (`VALUES`
  * tables, typed text) are joined the same way, on the column's text, with the keys also given
@@ -30,7 +30,7 @@ export function untypedIds(lowering: Lowering, type: string): boolean {
   return !isPrimitiveType(type) && !lowering.bindings.sqlTypes.has(type);
 }
 
-/** Whether an untyped literal of this id is read safely as any id column's type. */
+/** Whether an untyped literal of this id may meet a column of unknown type (`comparesUntyped`). */
 export function comparesUntyped(lowering: Lowering, id: string): boolean {
   return lowering.rules.comparesUntyped?.(id) ?? false;
 }
@@ -74,7 +74,7 @@ export function untypedMember(
       ? lowering.rules.compare("=", node, nodes[0]!, type)
       : lowering.rules.member(node, nodes, type);
   }
-  // Canonical integers (`comparesUntyped`): the array literal needs no quoting inside.
+  // Canonical integers and uuids (`comparesUntyped`): no element needs quoting.
   const array = valueNode(
     { kind: "literal", value: { type: "String", id: `{${ids.join(",")}}` } },
     undefined,

@@ -28,6 +28,8 @@ import {
 
 /** A canonical integer; `comparesUntyped` also bounds it to the 32-bit range of `integer`. */
 const INT32_TEXT = /^(?:0|-?[1-9][0-9]{0,9})$/;
+/** A uuid as PostgreSQL writes one (lowercase): the column's text is then the id. */
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Kysely's PostgreSQL compiler, refusing identifiers PostgreSQL would change or cannot hold. */
 class PostgresCompiler extends PostgresQueryCompiler {
@@ -57,8 +59,9 @@ export const postgres: Dialect = {
   recursion: "lateral",
   inlineHint: true,
   arrayLiteral: true,
-  // `'2'` reads as an integer, bigint, numeric or text; not every id does (docs/local-authorization.md).
-  comparesUntyped: (id) => INT32_TEXT.test(id) && Math.abs(Number(id)) <= 2 ** 31 - 1,
+  // Ids of the usual id columns' types (docs/local-authorization.md, "Ids without sql_types").
+  comparesUntyped: (id) =>
+    (INT32_TEXT.test(id) && Math.abs(Number(id)) <= 2 ** 31 - 1) || UUID_TEXT.test(id),
 
   canWrite: (value, sqlType) => written(value, sqlType, false) !== null,
   literal: writable,

@@ -57,13 +57,11 @@ export function renderableIn(bindings: DataBindings, dialect: Dialect): (value: 
     byDialect = new Map();
     renderableCache.set(bindings, byDialect);
   }
-  let answers = byDialect.get(dialect.name);
-  if (!answers) {
-    answers = new Map();
-    byDialect.set(dialect.name, answers);
-  }
-  const known = answers;
-  return (value) => {
+  const kept = byDialect.get(dialect.name);
+  if (kept) return kept;
+  // One function per bindings and dialect: resolution keeps work per function (rows.ts).
+  const known = new Map<string, boolean>();
+  const renderable = (value: Value) => {
     const key = `${value.type}\u0000${value.id}`;
     let answer = known.get(key);
     if (answer === undefined) {
@@ -73,9 +71,11 @@ export function renderableIn(bindings: DataBindings, dialect: Dialect): (value: 
     }
     return answer;
   };
+  byDialect.set(dialect.name, renderable);
+  return renderable;
 }
 
-const renderableCache = new WeakMap<DataBindings, Map<string, Map<string, boolean>>>();
+const renderableCache = new WeakMap<DataBindings, Map<string, (value: Value) => boolean>>();
 const MAX_RENDERABLE_ANSWERS = 20_000;
 
 /**
