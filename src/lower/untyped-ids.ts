@@ -12,7 +12,7 @@
  * tables, typed text) are joined the same way, on the column's text, with the keys also given
  * as a list of ids the column's index can serve.
  */
-import { FunctionNode, type OperationNode } from "kysely";
+import { FunctionNode, type OperationNode, OrNode, ParensNode } from "kysely";
 import { isPrimitiveType } from "../core/value.js";
 import type { Term, ValuesSource } from "../plan/ir.js";
 import type { Lowering } from "./context.js";
@@ -68,7 +68,7 @@ export function untypedMember(
   nodeOf: (term: Term) => OperationNode,
 ): OperationNode {
   const ids = values.flatMap((v) => (v.kind === "literal" ? [v.value.id] : []));
-  if (ids.length < ARRAY_FROM || ids.length < values.length || !lowering.rules.arrayLiteral) {
+  if (ids.length < ARRAY_FROM || !lowering.rules.arrayLiteral) {
     const nodes = values.map(nodeOf);
     return nodes.length === 1
       ? lowering.rules.compare("=", node, nodes[0]!, type)
@@ -80,7 +80,12 @@ export function untypedMember(
     undefined,
     false,
   );
-  return binary(node, "=", FunctionNode.create("any", [array]));
+  const inArray = binary(node, "=", FunctionNode.create("any", [array]));
+  // Params stay apart: a printed text may serve other requests' values (print/template.ts).
+  const params = values.filter((v) => v.kind !== "literal");
+  if (params.length === 0) return inArray;
+  const rest = untypedMember(lowering, node, params, type, nodeOf);
+  return ParensNode.create(OrNode.create(inArray, rest));
 }
 
 /** Literals of `type` for these ids. */

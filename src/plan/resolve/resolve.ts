@@ -9,6 +9,7 @@ import { tick } from "../../source/diagnostic.js";
 import { PlanError } from "../errors.js";
 import type { Branch, Condition, Plan, RecursiveCte, Term, ValuesSource } from "../ir.js";
 import { knownRows } from "./known-ctes.js";
+import { mergeValueBranches } from "./merge-branches.js";
 import {
   factsFor,
   finishRowSources,
@@ -59,7 +60,7 @@ export function resolvePlan(plan: Plan, runtime: Runtime): ResolvedPlan {
   });
   return {
     ctes,
-    branches: resolve(plan.branches),
+    branches: mergeValueBranches(resolve(plan.branches)),
     params: runtime.params,
     now: runtime.now,
   };
