@@ -143,6 +143,41 @@ ${sqlTypes ? `sql_types:\n  User: text\n  Org: ${column}\n` : ""}`;
   );
 
   it.each(cases)(
+    "central facts read along with a binding of a $column column, sql_types: $sqlTypes",
+    async ({ column, sqlTypes }) => {
+      const db = await engine.db();
+      const [org, other] = ORG_IDS[column]!;
+      const table = `lita_${column}_${sqlTypes ? "typed" : "untyped"}`;
+      await db.exec(`DROP TABLE IF EXISTS ${table}_repos; DROP TABLE IF EXISTS ${table}_members;
+        CREATE TABLE ${table}_repos (id integer, org_id ${column});
+        INSERT INTO ${table}_repos VALUES (1, '${org}'), (2, '${other}');
+        CREATE TABLE ${table}_members (user_id text, role text, org_id ${column});
+        INSERT INTO ${table}_members VALUES ('ada', 'member', '${org}');`);
+      const bindings = `facts:
+  "has_relation(Repo:_, org, Org:_)":
+    query: SELECT id, org_id FROM ${table}_repos
+  "has_role(User:_, String:_, Org:_)":
+    query: SELECT user_id, role, org_id FROM ${table}_members
+${sqlTypes ? `sql_types:\n  Repo: integer\n  Org: ${column}\n` : ""}`;
+      // Ada's membership of the other org and of one no column holds are central.
+      const central = inMemoryCentralFacts([member("ada", other), member("ada", "abc")]);
+      const list = listQuery(
+        program,
+        {
+          query: { actor_type: "User", actor_id: "ada", action: "read", resource_type: "Repo" },
+          column: `${table}_repos.id`,
+          data_bindings: bindings,
+        },
+        { central },
+      );
+      const rows = await db.query<{ id: number }>(
+        `SELECT id FROM ${table}_repos WHERE ${list.sql} ORDER BY id`,
+      );
+      expect(rows.map((r) => Number(r.id))).toEqual([1, 2]);
+    },
+  );
+
+  it.each(cases)(
     "central roles on resources of a $column column, sql_types: $sqlTypes",
     async ({ column, sqlTypes }) => {
       const db = await engine.db();

@@ -6,7 +6,7 @@
  */
 import type { OperationNode } from "kysely";
 import type { DataBindings } from "../bindings/types.js";
-import type { GroundFact, Value } from "../core/value.js";
+import { type GroundFact, isPrimitiveType, type Value } from "../core/value.js";
 import { type Lowered, lowerStatement, type Shape } from "../lower/lower.js";
 import type { Branch, Plan, SourceRef, Term } from "../plan/ir.js";
 import { type CentralFacts, factRows, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
@@ -75,6 +75,17 @@ export function renderableIn(bindings: DataBindings, dialect: Dialect): (value: 
   return renderable;
 }
 
+/**
+ * Whether a value, appended to a binding's rows, is read safely as its column's type: typed
+ * values are, and ids without `sql_types` that the dialect compares untyped.
+ */
+function unionSafeIn(bindings: DataBindings, dialect: Dialect): (value: Value) => boolean {
+  return (value) =>
+    isPrimitiveType(value.type) ||
+    bindings.sqlTypes.has(value.type) ||
+    (dialect.comparesUntyped?.(value.id) ?? false);
+}
+
 const renderableCache = new WeakMap<DataBindings, Map<string, (value: Value) => boolean>>();
 const MAX_RENDERABLE_ANSWERS = 20_000;
 
@@ -102,6 +113,7 @@ export function printPlan(
       renderable,
       bindings,
       strictOutputs: shape.kind === "select",
+      unionSafe: unionSafeIn(bindings, dialect),
     });
     const scans = mergeKeyedScans(resolved, bindings);
     return lowerStatement(scans.plan, plan.outputs, scans.bindings, shape, dialect);
@@ -168,6 +180,7 @@ export function lowerPlan(
     renderable: renderableIn(bindings, dialect),
     bindings,
     strictOutputs: shape.kind === "select",
+    unionSafe: unionSafeIn(bindings, dialect),
   });
   const scans = mergeKeyedScans(resolved, bindings);
   const { node } = lowerStatement(scans.plan, plan.outputs, scans.bindings, shape, dialect);

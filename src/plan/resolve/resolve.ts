@@ -18,6 +18,7 @@ import {
   withBindingFacts,
 } from "./rows.js";
 import { conditionTerms, type Runtime, staticValue } from "./runtime.js";
+import { splitBindingRows } from "./split-rows.js";
 
 export type { Runtime } from "./runtime.js";
 
@@ -90,7 +91,7 @@ function resolveBranches(
   for (const branch of branches) {
     if (!mayHold(branch, runtime, dead)) continue;
     const resolved = resolveBranch(branch, runtime, dead);
-    if (resolved) out.push(resolved);
+    if (resolved) out.push(...splitBindingRows(resolved, runtime.bindings, runtime.unionSafe));
   }
   return out;
 }
