@@ -178,6 +178,85 @@ ${sqlTypes ? `sql_types:\n  Repo: integer\n  Org: ${column}\n` : ""}`;
   );
 
   it.each(cases)(
+    "a folder hierarchy of $column ids, sql_types: $sqlTypes",
+    async ({ column, sqlTypes }) => {
+      const db = await engine.db();
+      const ids = manyIds(column, 3);
+      const table = `lith_${column}_${sqlTypes ? "typed" : "untyped"}`;
+      await db.exec(`DROP TABLE IF EXISTS ${table}_folders; DROP TABLE IF EXISTS ${table}_roles;
+        CREATE TABLE ${table}_folders (id ${column}, parent_id ${column});
+        INSERT INTO ${table}_folders VALUES ('${ids[0]}', NULL), ('${ids[1]}', '${ids[0]}'), ('${ids[2]}', '${ids[1]}');
+        CREATE TABLE ${table}_roles (user_id text, role text, folder_id ${column});
+        INSERT INTO ${table}_roles VALUES ('ada', 'reader', '${ids[0]}');`);
+      const folders = checked(`actor User {}
+resource Folder {
+  roles = ["reader"];
+  permissions = ["read"];
+  relations = { parent: Folder };
+  role if role on "parent";
+  "read" if "reader";
+}`);
+      const bindings = `facts:
+  "has_relation(Folder:_, parent, Folder:_)":
+    query: SELECT id, parent_id FROM ${table}_folders
+  "has_role(User:_, String:_, Folder:_)":
+    query: SELECT user_id, role, folder_id FROM ${table}_roles
+${sqlTypes ? `sql_types:\n  Folder: ${column}\n` : ""}`;
+      const reader = (user: string, folder: string): GroundFact => ({
+        predicate: "has_role",
+        args: [
+          { type: "User", id: user },
+          { type: "String", id: "reader" },
+          { type: "Folder", id: folder },
+        ],
+      });
+      // Bob reads the middle folder, and one no column holds, through central facts.
+      const central = inMemoryCentralFacts([reader("bob", ids[1]!), reader("bob", "abc")]);
+      const ask = async (user: string, folder: string) => {
+        const { sql } = authorizeQuery(
+          folders,
+          {
+            query: {
+              actor_type: "User",
+              actor_id: user,
+              action: "read",
+              resource_type: "Folder",
+              resource_id: folder,
+            },
+            data_bindings: bindings,
+          },
+          { central },
+        );
+        return (await db.query<{ allowed: boolean }>(sql))[0]!.allowed;
+      };
+      const listed = async (user: string) => {
+        const { sql } = listQuery(
+          folders,
+          {
+            query: { actor_type: "User", actor_id: user, action: "read", resource_type: "Folder" },
+            column: `${table}_folders.id`,
+            data_bindings: bindings,
+          },
+          { central },
+        );
+        const rows = await db.query<{ id: unknown }>(
+          `SELECT id FROM ${table}_folders WHERE ${sql}`,
+        );
+        return rows.map((r) => String(r.id)).sort();
+      };
+      expect(await ask("ada", ids[2]!)).toBe(true);
+      expect(await ask("ada", "abc")).toBe(false);
+      expect(await ask("bob", ids[2]!)).toBe(true);
+      expect(await ask("bob", ids[0]!)).toBe(false);
+      // Declared an integer or uuid type, `abc` is no Folder id: its alternatives are dropped.
+      expect(await ask("bob", "abc")).toBe(!sqlTypes || column === "text");
+      expect(await listed("ada")).toEqual([...ids].sort());
+      expect(await listed("bob")).toEqual([ids[1]!, ids[2]!].sort());
+      expect(await listed("cyd")).toEqual([]);
+    },
+  );
+
+  it.each(cases)(
     "central roles on resources of a $column column, sql_types: $sqlTypes",
     async ({ column, sqlTypes }) => {
       const db = await engine.db();

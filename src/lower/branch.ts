@@ -17,6 +17,7 @@ import type {
 } from "../plan/ir.js";
 import { argColumn, termType } from "../plan/ir.js";
 import { aliasName, type Lowering } from "./context.js";
+import { cteHoldsText } from "./cte-types.js";
 import {
   aliased,
   binary,
@@ -296,7 +297,9 @@ export function branchNode(
   const known = new Map(options.known ?? NO_KNOWN_ROWS);
   for (const ref of branch.sources) {
     if (ref.source.kind === "values") known.set(ref.alias, ref.source);
-    else known.delete(ref.alias);
+    else if (ref.source.kind === "cte" && cteHoldsText(lowering, ref.source.cte)) {
+      known.set(ref.alias, null);
+    } else known.delete(ref.alias);
   }
   const conditions = [
     ...branch.conditions.map((c) => conditionNode(lowering, c, known)),

@@ -19,6 +19,7 @@ import type { Branch, Output, PlanOutput, Term } from "../plan/ir.js";
 import type { ResolvedPlan } from "../plan/resolve/resolve.js";
 import { branchNode, conditionNode, isTrivial, selectedNode, typedNull } from "./branch.js";
 import { createLowering, type Lowering, type Shape } from "./context.js";
+import { cteHoldsText } from "./cte-types.js";
 import { withPrefix } from "./ctes.js";
 import {
   aliased,
@@ -124,7 +125,7 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
   }
   const type = lowering.outputs[0]!.type;
   if (untypedIds(lowering, type)) {
-    const known = knownOutputs(branches);
+    const known = knownOutputs(lowering, branches);
     if (known.length > 0) {
       // Ids known here meet the caller's column of unknown type (src/lower/untyped-ids.ts).
       const rest = branches.filter((branch) => !known.includes(branch));
@@ -151,15 +152,22 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
   return binary(caller(), "in", withPrefix(lowering, union(parts, true)));
 }
 
-/** Branches whose output is a value or a column of rows known here (typed text). */
-function knownOutputs(branches: readonly Branch[]): Branch[] {
-  return branches.filter((branch) => {
-    const output = branch.outputs[0]!;
-    if (output.kind === "literal" || output.kind === "param") return true;
-    if (output.kind !== "column") return false;
-    const source = branch.sources.find((ref) => ref.alias === output.alias)?.source;
-    return source?.kind === "values";
-  });
+/** Branches whose output is a value or a column holding ids as text. */
+function knownOutputs(lowering: Lowering, branches: readonly Branch[]): Branch[] {
+  return branches.filter((branch) => writesText(lowering, branch, branch.outputs[0]!));
+}
+
+/**
+ * Whether an output of entity ids is text whatever the bindings' column types: a value (typed
+ * as text where it is selected), a column of rows known when printing or of a CTE holding text.
+ */
+function writesText(lowering: Lowering, branch: Branch, output: Output): boolean {
+  if (output.kind === "literal" || output.kind === "param") return true;
+  if (output.kind !== "column") return false;
+  const source = branch.sources.find((ref) => ref.alias === output.alias)?.source;
+  return (
+    source?.kind === "values" || (source?.kind === "cte" && cteHoldsText(lowering, source.cte))
+  );
 }
 
 /**
@@ -217,13 +225,23 @@ function lowerSelect(lowering: Lowering, names: readonly string[]): SelectQueryN
     );
     return select({ selections: nulls, where: constant(false) });
   }
+  // Where one branch writes ids as text and another a binding's column of unknown type, every
+  // branch writes text there, so that the union's column has one type.
+  const asText = lowering.outputs.map(
+    (output, i) =>
+      branches.length > 1 &&
+      untypedIds(lowering, output.type) &&
+      branches.some((branch) => writesText(lowering, branch, branch.outputs[i]!)),
+  );
   const parts = branches.map((branch) =>
     branchNode(
       lowering,
       branch,
-      branch.outputs.map((output, i) =>
-        aliased(selectedNode(lowering, output, lowering.outputs[i]!.type), names[i]!),
-      ),
+      branch.outputs.map((output, i) => {
+        const node = selectedNode(lowering, output, lowering.outputs[i]!.type);
+        const text = asText[i] && output.kind === "column" && !writesText(lowering, branch, output);
+        return aliased(text ? textOf(lowering, node) : node, names[i]!);
+      }),
       { distinct: branches.length === 1 },
     ),
   );

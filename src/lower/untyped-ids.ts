@@ -19,8 +19,11 @@ import type { Lowering } from "./context.js";
 import { binary, cast } from "./nodes.js";
 import { valueNode } from "./sql-value.js";
 
-/** Rows known when printing, by alias, visible to a branch (its own and its outer branches'). */
-export type KnownRows = ReadonlyMap<string, ValuesSource>;
+/**
+ * Aliases whose columns hold ids as text, visible to a branch (its own and its outer
+ * branches'): rows known when printing, and recursive CTEs that hold text (null: no rows here).
+ */
+export type KnownRows = ReadonlyMap<string, ValuesSource | null>;
 
 /** From this many ids on, a list is written as one array literal: `col = any('{1,2,…}')`. */
 export const ARRAY_FROM = 16;
@@ -99,9 +102,10 @@ export function literals(type: string, ids: readonly string[]): Term[] {
  */
 export function untypedKeys(
   lowering: Lowering,
-  source: ValuesSource,
+  source: ValuesSource | null,
   column: string,
 ): string[] | null {
+  if (!source) return null;
   const index = source.columns.findIndex((c) => c.name === column);
   if (index < 0) return null;
   const ids = new Set<string>();
