@@ -226,8 +226,11 @@ function columnUses(branch: Branch): Map<string, { count: number; onlyEquality: 
   return uses;
 }
 
+/** A key that identifies a row: each type and id prefixed by its length, so keys never collide. */
 function rowKey(row: readonly Value[]): string {
-  return JSON.stringify(row.map((v) => [v.type, v.id]));
+  let key = "";
+  for (const v of row) key += `${v.type.length}:${v.type}${v.id.length}:${v.id}`;
+  return key;
 }
 
 export function finishRowSources(
