@@ -6,10 +6,16 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { authorizeQuery, evaluateQueryLocal, listQuery } from "../src/api/local.js";
+import {
+  authorizeQuery,
+  authorizeQueryExpression,
+  evaluateQueryLocal,
+  listQuery,
+} from "../src/api/local.js";
 import type { GroundFact } from "../src/core/value.js";
 import { list } from "../src/evaluate/index.js";
 import { inMemoryCentralFacts } from "../src/plan/resolve/central-facts.js";
+import { compiledQuery } from "../src/print/compose.js";
 import { checked } from "./local-support.js";
 import { testEngines } from "./support/databases.js";
 
@@ -253,6 +259,46 @@ ${sqlTypes ? `sql_types:\n  Folder: ${column}\n` : ""}`;
       expect(await listed("ada")).toEqual([...ids].sort());
       expect(await listed("bob")).toEqual([ids[1]!, ids[2]!].sort());
       expect(await listed("cyd")).toEqual([]);
+    },
+  );
+
+  it.each(cases)(
+    "composed with parameters against a $column column, sql_types: $sqlTypes",
+    async ({ column, sqlTypes }) => {
+      const db = await engine.db();
+      const [org, other] = ORG_IDS[column]!;
+      const table = `litc_${column}_${sqlTypes ? "typed" : "untyped"}`;
+      await db.exec(`DROP TABLE IF EXISTS ${table};
+        CREATE TABLE ${table} (id ${column}, org_id ${column});
+        INSERT INTO ${table} VALUES ('${org}', '${org}'), ('${other}', '${other}');`);
+      const bindings = `facts:
+  "has_relation(Repo:_, org, Org:_)":
+    query: SELECT id, org_id FROM ${table}
+${sqlTypes ? `sql_types:\n  Repo: ${column}\n  Org: ${column}\n` : ""}`;
+      const central = inMemoryCentralFacts([member("ada", org), member("ada", "abc")]);
+      for (const [repo, expected] of [
+        [org, true],
+        [other, false],
+        ["abc", false],
+      ] as const) {
+        const expression = authorizeQueryExpression(
+          program,
+          {
+            query: {
+              actor_type: "User",
+              actor_id: "ada",
+              action: "read",
+              resource_type: "Repo",
+              resource_id: repo,
+            },
+            data_bindings: bindings,
+          },
+          { central },
+        );
+        const { sql, parameters } = compiledQuery(expression);
+        const rows = await db.query<{ allowed: boolean }>(sql, parameters);
+        expect(rows, repo).toEqual([{ allowed: expected }]);
+      }
     },
   );
 
