@@ -275,6 +275,47 @@ keys:
     ]);
   });
 
+  it("names the sql_types entry an integer or uuid id column lacks", async () => {
+    const e = engine(name);
+    await e.rows(`CREATE TABLE IF NOT EXISTS typed_memberships (
+      user_id integer NOT NULL, role text NOT NULL, org_id uuid NOT NULL)`);
+    const yaml = `facts:
+  "has_role(User:_, String:_, Organization:_)":
+    query: SELECT user_id, role, org_id FROM typed_memberships
+`;
+    const result = await checkBindingsWithDatabase(program, yaml, e.session(), {
+      fileName: "b.yaml",
+    });
+    expect(result.ok).toBe(true);
+    const untyped = result.diagnostics.filter((d) => d.code === "W008");
+    expect(untyped.map((d) => d.help)).toEqual([
+      "add `User: integer` to `sql_types`",
+      "add `Organization: uuid` to `sql_types`",
+    ]);
+    expect(untyped[0]!.message).toBe(
+      'column 1 of binding `has_role(User:_, String:_, Organization:_)` is `integer`, but `sql_types` gives no type for `User`, so ids that are not integers or uuids are compared with the column\'s text, where its index cannot serve (docs/local-authorization.md, "Ids without sql_types")',
+    );
+    // With the entries, nothing to report; with a wrong one, an error at the column.
+    const typed = await checkBindingsWithDatabase(
+      program,
+      `${yaml}sql_types:\n  User: integer\n  Organization: uuid\n`,
+      e.session(),
+    );
+    expect(typed.diagnostics.filter((d) => d.code === "W008" || d.code === "P710")).toEqual([]);
+    const wrong = await checkBindingsWithDatabase(
+      program,
+      `${yaml}sql_types:\n  User: integer\n  Organization: bigint\n`,
+      e.session(),
+    );
+    const wrongColumns = wrong.diagnostics.filter((d) => d.code === "W008" || d.code === "P710");
+    expect(wrongColumns.map((d) => [d.code, d.message])).toEqual([
+      [
+        "P710",
+        "column 3 of binding `has_role(User:_, String:_, Organization:_)` is `uuid`, but `sql_types` gives `Organization` the type `bigint`",
+      ],
+    ]);
+  });
+
   it("reads only: data-modifying queries are refused and nothing changes", async () => {
     const e = engine(name);
     const before = await e.rows("SELECT count(*)::int FROM users");

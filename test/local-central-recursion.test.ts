@@ -77,7 +77,17 @@ describe("SQL in proportion to the question", () => {
     const few = fragment(700); // reports 2100..2102, none below them
     expect(few.length).toBeLessThan(2000);
     expect(few).not.toMatch(/with recursive/);
-    expect(few).toContain("in (2100, 2101, 2102)");
+    // The manager's own reports and those below them: one branch, one list.
+    expect(few).toContain("f0.arg2 in (700, 2100, 2101, 2102)");
+    expect(few).not.toMatch(/union/);
+  });
+
+  it("writes the top manager's whole reach as one array literal", () => {
+    const top = fragment(1);
+    expect(top).toMatch(/f0\.arg2 = any\('\{3,4,5,9,/);
+    expect(top).not.toMatch(/with recursive|union/);
+    // About five bytes per id of the ~1,500 reached, not a table of every link.
+    expect(top.length).toBeLessThan(12_000);
   });
 
   it("leaves a reach larger than the relation to the database", () => {

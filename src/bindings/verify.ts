@@ -153,7 +153,7 @@ function checkColumnType(
     context.diagnostics.push(
       warning(
         "W008",
-        `${what}, but \`sql_types\` gives no type for ${tick(slotType)}, so its ids are compared as text`,
+        `${what}, but \`sql_types\` gives no type for ${tick(slotType)}, so ids that are not integers or uuids are compared with the column's text, where its index cannot serve (docs/local-authorization.md, "Ids without sql_types")`,
         span,
         `add \`${slotType}: ${baseType(columnType)}\` to \`sql_types\``,
       ),

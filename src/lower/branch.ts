@@ -3,11 +3,21 @@
  * conditions and the null guards of binding columns in WHERE, and a select list chosen by the
  * caller (the statement's outputs, a CTE's columns, or `1` under EXISTS).
  */
-import { type OperationNode, SelectAllNode, type SelectQueryNode } from "kysely";
+import { AndNode, type OperationNode, OrNode, SelectAllNode, type SelectQueryNode } from "kysely";
 import { isPrimitiveType, type Value } from "../core/value.js";
-import type { Branch, Condition, CteColumn, Output, SourceRef, Term } from "../plan/ir.js";
+import type {
+  Branch,
+  CompareCondition,
+  Condition,
+  CteColumn,
+  InCondition,
+  Output,
+  SourceRef,
+  Term,
+} from "../plan/ir.js";
 import { argColumn, termType } from "../plan/ir.js";
 import { aliasName, type Lowering } from "./context.js";
+import { cteHoldsText } from "./cte-types.js";
 import {
   aliased,
   binary,
@@ -16,6 +26,7 @@ import {
   columnRef,
   conjunction,
   constant,
+  parens,
   select,
   table,
   tableAs,
@@ -23,6 +34,17 @@ import {
   union,
 } from "./nodes.js";
 import { valueNode } from "./sql-value.js";
+import {
+  comparesUntyped,
+  type KnownRows,
+  literals,
+  readsKnownRows,
+  requestId,
+  textOf,
+  untypedIds,
+  untypedKeys,
+  untypedMember,
+} from "./untyped-ids.js";
 
 function sqlTypeOf(lowering: Lowering, type: string): string | undefined {
   return lowering.bindings.sqlTypes.get(type);
@@ -75,26 +97,21 @@ export function cteValueNode(lowering: Lowering, output: Output, column: CteColu
   return keep ? node : cast(node, lowering.rules.castType(column.type, declared));
 }
 
-export function conditionNode(lowering: Lowering, condition: Condition): OperationNode {
+export function conditionNode(
+  lowering: Lowering,
+  condition: Condition,
+  known: KnownRows = NO_KNOWN_ROWS,
+): OperationNode {
   switch (condition.kind) {
     case "compare":
-      return lowering.rules.compare(
-        condition.op,
-        termNode(lowering, condition.left),
-        termNode(lowering, condition.right),
-        termType(condition.left),
-      );
+      return compareNode(lowering, condition, known);
     case "in":
-      return lowering.rules.member(
-        termNode(lowering, condition.term),
-        condition.values.map((v) => termNode(lowering, v)),
-        termType(condition.term),
-      );
+      return memberNode(lowering, condition, known);
     case "not_exists":
       return unary(
         "not exists",
         union(
-          condition.branches.map((b) => branchNode(lowering, b, [constant(1)])),
+          condition.branches.map((b) => branchNode(lowering, b, [constant(1)], { known })),
           true,
         ),
       );
@@ -103,6 +120,96 @@ export function conditionNode(lowering: Lowering, condition: Condition): Operati
       return _never;
     }
   }
+}
+
+const NO_KNOWN_ROWS: KnownRows = new Map();
+
+/**
+ * `left op right`. Entity ids without `sql_types` meet a column of unknown type through its
+ * text where an untyped literal could fail (src/lower/untyped-ids.ts).
+ */
+function compareNode(
+  lowering: Lowering,
+  condition: CompareCondition,
+  known: KnownRows,
+): OperationNode {
+  const { op, left, right } = condition;
+  const type = termType(left);
+  const nodeOf = (term: Term) => termNode(lowering, term);
+  const plain = () => lowering.rules.compare(op, nodeOf(left), nodeOf(right), type);
+  if ((op !== "=" && op !== "!=") || !untypedIds(lowering, type)) return plain();
+  // A column of unknown type: not a value, not a column of rows known here (typed text).
+  const unknownType = (term: Term) =>
+    (term.kind === "column" && !known.has(term.alias)) || term.kind === "outer";
+  for (const [mine, other] of [
+    [left, right],
+    [right, left],
+  ] as const) {
+    if (!unknownType(mine)) continue;
+    const id = requestId(lowering, other);
+    if (id !== null) {
+      if (comparesUntyped(lowering, id)) return plain();
+      const text = textOf(lowering, termNode(lowering, mine));
+      return lowering.rules.compare(op, text, termNode(lowering, other), type);
+    }
+    if (other.kind !== "column" || !readsKnownRows(other, known)) continue;
+    const join = lowering.rules.compare(
+      op,
+      textOf(lowering, termNode(lowering, mine)),
+      termNode(lowering, other),
+      type,
+    );
+    // The same keys as a list the column's index can serve (the join is on its text).
+    const keys = op === "=" ? untypedKeys(lowering, known.get(other.alias)!, other.column) : null;
+    if (!keys) return join;
+    const list = untypedMember(
+      lowering,
+      termNode(lowering, mine),
+      literals(type, keys),
+      type,
+      nodeOf,
+    );
+    return AndNode.create(list, join);
+  }
+  return plain();
+}
+
+/**
+ * `term IN (values)`. Ids that compare untyped form one list (an array literal when long);
+ * against a column of unknown type, the others are compared with its text.
+ */
+function memberNode(lowering: Lowering, condition: InCondition, known: KnownRows): OperationNode {
+  const type = termType(condition.term);
+  const term = termNode(lowering, condition.term);
+  const nodeOf = (value: Term) => termNode(lowering, value);
+  const plain = (values: readonly Term[]) => lowering.rules.member(term, values.map(nodeOf), type);
+  if (isPrimitiveType(type) || readsKnownRows(condition.term, known)) {
+    return plain(condition.values);
+  }
+  const direct: Term[] = [];
+  const other: Term[] = [];
+  for (const value of condition.values) {
+    const id = requestId(lowering, value);
+    if (id !== null && comparesUntyped(lowering, id)) direct.push(value);
+    else other.push(value);
+  }
+  if (!untypedIds(lowering, type)) {
+    // Typed ids: only a long list of integer literals changes form.
+    return other.length === 0
+      ? untypedMember(lowering, term, direct, type, nodeOf)
+      : plain(condition.values);
+  }
+  const parts: OperationNode[] = [];
+  if (direct.length > 0) parts.push(untypedMember(lowering, term, direct, type, nodeOf));
+  if (other.length > 0) {
+    const text = textOf(lowering, term);
+    parts.push(
+      other.length === 1
+        ? lowering.rules.compare("=", text, nodeOf(other[0]!), type)
+        : lowering.rules.member(text, other.map(nodeOf), type),
+    );
+  }
+  return parts.length === 1 ? parts[0]! : parens(OrNode.create(parts[0]!, parts[1]!));
 }
 
 function literalNode(lowering: Lowering, value: Value, typed: boolean): OperationNode {
@@ -172,6 +279,8 @@ function nullGuards(lowering: Lowering, branch: Branch): OperationNode[] {
 }
 
 export interface BranchOptions {
+  /** Rows known when printing that outer branches read (for a branch under `NOT EXISTS`). */
+  readonly known?: KnownRows;
   /** Sources before the branch's own (a recursive step's self reference). */
   readonly leading?: readonly OperationNode[];
   readonly distinct?: boolean;
@@ -185,8 +294,15 @@ export function branchNode(
   selections: readonly OperationNode[],
   options: BranchOptions = {},
 ): SelectQueryNode {
+  const known = new Map(options.known ?? NO_KNOWN_ROWS);
+  for (const ref of branch.sources) {
+    if (ref.source.kind === "values") known.set(ref.alias, ref.source);
+    else if (ref.source.kind === "cte" && cteHoldsText(lowering, ref.source.cte)) {
+      known.set(ref.alias, null);
+    } else known.delete(ref.alias);
+  }
   const conditions = [
-    ...branch.conditions.map((c) => conditionNode(lowering, c)),
+    ...branch.conditions.map((c) => conditionNode(lowering, c, known)),
     ...nullGuards(lowering, branch),
   ];
   return select({

@@ -19,10 +19,11 @@ import {
   WithNode,
 } from "kysely";
 import type { Binding } from "../bindings/types.js";
-import type { Branch, RecursiveCte } from "../plan/ir.js";
+import type { Branch, Output, RecursiveCte } from "../plan/ir.js";
 import { argColumn } from "../plan/ir.js";
-import { branchNode, cteValueNode } from "./branch.js";
+import { branchNode, cteValueNode, termNode } from "./branch.js";
 import { aliasName, type Lowering } from "./context.js";
+import { cteColumnTypes, cteHoldsText, typedLike } from "./cte-types.js";
 import {
   callerSql,
   columnRef,
@@ -34,6 +35,7 @@ import {
   union,
   unionOfParenthesized,
 } from "./nodes.js";
+import { type KnownRows, textOf, untypedIds } from "./untyped-ids.js";
 
 /** The statement's WITH clause; undefined when it reads no binding and no recursive CTE. */
 export function withClause(lowering: Lowering): WithNode | undefined {
@@ -45,7 +47,7 @@ export function withClause(lowering: Lowering): WithNode | undefined {
   lowering.plan.ctes.forEach((cte, index) => {
     if (!cte) return;
     recursive ||= cte.steps.length > 0;
-    expressions.push(recursiveCte(lowering, cte, lowering.cteNames.get(index)!));
+    expressions.push(recursiveCte(lowering, cte, lowering.cteNames.get(index)!, index));
   });
   const [first, ...rest] = expressions;
   if (!first) return undefined;
@@ -88,17 +90,34 @@ function recursiveCte(
   lowering: Lowering,
   cte: RecursiveCte,
   name: string,
+  index: number,
 ): CommonTableExpressionNode {
   const columns = cte.columns.map((c) => c.name);
-  const outputsOf = (branch: Branch) =>
-    branch.outputs.map((output, i) => cteValueNode(lowering, output, cte.columns[i]!));
+  // Columns of ids without `sql_types`: of a binding column's type, or text (cte-types.ts).
+  const text = cteHoldsText(lowering, index);
+  const types = text ? [] : cteColumnTypes(lowering, cte);
+  const outputNode = (output: Output, i: number): OperationNode => {
+    const column = cte.columns[i]!;
+    if (output.kind !== "any" && untypedIds(lowering, column.type)) {
+      if (text && output.kind === "column") return textOf(lowering, termNode(lowering, output));
+      if (text && output.kind !== "null") return termNode(lowering, output, true);
+      const typeSource = types[i];
+      if (typeSource && output.kind === "null") return typeSource;
+      if (typeSource && output.kind !== "column") {
+        return typedLike(typeSource, termNode(lowering, output));
+      }
+    }
+    return cteValueNode(lowering, output, column);
+  };
+  const outputsOf = (branch: Branch) => branch.outputs.map(outputNode);
+  const known: KnownRows = new Map(text ? [[cte.self, null]] : []);
   const seeds = cte.seeds.map((seed) => branchNode(lowering, seed, outputsOf(seed)));
   const self = tableAs(name, aliasName(lowering, cte.self));
   let steps: SelectQueryNode[] = [];
   if (cte.steps.length > 0 && lowering.rules.recursion === "lateral") {
     const lateral = aliasName(lowering, "step");
     const bodies = cte.steps.map((step) =>
-      branchNode(lowering, step, outputsOf(step), { offsetZero: true }),
+      branchNode(lowering, step, outputsOf(step), { offsetZero: true, known }),
     );
     const stepTable = AliasNode.create(stepsNode(bodies), correlation(lateral, columns));
     steps = [
@@ -110,7 +129,7 @@ function recursiveCte(
     ];
   } else {
     steps = cte.steps.map((step) =>
-      branchNode(lowering, step, outputsOf(step), { leading: [self] }),
+      branchNode(lowering, step, outputsOf(step), { leading: [self], known }),
     );
   }
   return CommonTableExpressionNode.create(

@@ -11,13 +11,15 @@ import {
   type OperationNode,
   OrderByItemNode,
   OrderByNode,
+  OrNode,
   type SelectQueryNode,
 } from "kysely";
 import type { DataBindings } from "../bindings/types.js";
-import type { Branch, Output, PlanOutput } from "../plan/ir.js";
+import type { Branch, Output, PlanOutput, Term } from "../plan/ir.js";
 import type { ResolvedPlan } from "../plan/resolve/resolve.js";
 import { branchNode, conditionNode, isTrivial, selectedNode, typedNull } from "./branch.js";
 import { createLowering, type Lowering, type Shape } from "./context.js";
+import { cteHoldsText } from "./cte-types.js";
 import { withPrefix } from "./ctes.js";
 import {
   aliased,
@@ -27,12 +29,14 @@ import {
   columnRef,
   conjunction,
   constant,
+  parens,
   select,
   unary,
   union,
 } from "./nodes.js";
 import type { LoweringRules } from "./rules.js";
 import { valueNode } from "./sql-value.js";
+import { textOf, untypedIds } from "./untyped-ids.js";
 
 export type { Shape } from "./context.js";
 
@@ -120,6 +124,20 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
     return binary(caller(), "in", callerRow(null));
   }
   const type = lowering.outputs[0]!.type;
+  if (untypedIds(lowering, type)) {
+    const known = knownOutputs(lowering, branches);
+    if (known.length > 0) {
+      // Ids known here meet the caller's column of unknown type (src/lower/untyped-ids.ts).
+      const rest = branches.filter((branch) => !known.includes(branch));
+      const parts = [filterOfKnown(lowering, known, caller, type)];
+      if (rest.length > 0) {
+        parts.unshift(
+          lowerFilter({ ...lowering, plan: { ...lowering.plan, branches: rest } }, column),
+        );
+      }
+      return parts.length === 1 ? parts[0]! : parens(OrNode.create(parts[0]!, parts[1]!));
+    }
+  }
   const parts = branches.map((branch: Branch) => {
     const output = branch.outputs[0]!;
     if (!wildcard(output)) {
@@ -134,6 +152,71 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
   return binary(caller(), "in", withPrefix(lowering, union(parts, true)));
 }
 
+/** Branches whose output is a value or a column holding ids as text. */
+function knownOutputs(lowering: Lowering, branches: readonly Branch[]): Branch[] {
+  return branches.filter((branch) => writesText(lowering, branch, branch.outputs[0]!));
+}
+
+/**
+ * Whether an output of entity ids is text whatever the bindings' column types: a value (typed
+ * as text where it is selected), a column of rows known when printing or of a CTE holding text.
+ */
+function writesText(lowering: Lowering, branch: Branch, output: Output): boolean {
+  if (output.kind === "literal" || output.kind === "param") return true;
+  if (output.kind !== "column") return false;
+  const source = branch.sources.find((ref) => ref.alias === output.alias)?.source;
+  return (
+    source?.kind === "values" || (source?.kind === "cte" && cteHoldsText(lowering, source.cte))
+  );
+}
+
+/**
+ * The caller's column among ids known here: a list for branches that are nothing but those ids
+ * (compared as `IN` conditions are), the column's text among the others' outputs.
+ */
+function filterOfKnown(
+  lowering: Lowering,
+  branches: readonly Branch[],
+  caller: () => OperationNode,
+  type: string,
+): OperationNode {
+  const ids: Term[] = [];
+  const others: Branch[] = [];
+  for (const branch of branches) {
+    const output = branch.outputs[0]! as Term;
+    if (isTrivial(branch)) {
+      ids.push(output);
+      continue;
+    }
+    const [only] = branch.sources;
+    if (
+      branch.sources.length === 1 &&
+      branch.conditions.length === 0 &&
+      only!.source.kind === "values" &&
+      output.kind === "column"
+    ) {
+      const index = only!.source.columns.findIndex((c) => c.name === output.column);
+      for (const row of only!.source.rows) ids.push({ kind: "literal", value: row[index]! });
+      continue;
+    }
+    others.push(branch);
+  }
+  const parts: OperationNode[] = [];
+  if (ids.length > 0) {
+    const outer: Term = { kind: "outer", type };
+    parts.push(conditionNode(lowering, { kind: "in", term: outer, values: ids }));
+  }
+  if (others.length > 0) {
+    const selects = others.map((branch) =>
+      branchNode(lowering, branch, [selectedNode(lowering, branch.outputs[0]!, type)]),
+    );
+    parts.push(
+      binary(textOf(lowering, caller()), "in", withPrefix(lowering, union(selects, true))),
+    );
+  }
+  return parts.length === 1 ? parts[0]! : parens(OrNode.create(parts[0]!, parts[1]!));
+}
+
 function lowerSelect(lowering: Lowering, names: readonly string[]): SelectQueryNode {
   const branches = lowering.plan.branches;
   if (branches.length === 0) {
@@ -142,13 +225,23 @@ function lowerSelect(lowering: Lowering, names: readonly string[]): SelectQueryN
     );
     return select({ selections: nulls, where: constant(false) });
   }
+  // Where one branch writes ids as text and another a binding's column of unknown type, every
+  // branch writes text there, so that the union's column has one type.
+  const asText = lowering.outputs.map(
+    (output, i) =>
+      branches.length > 1 &&
+      untypedIds(lowering, output.type) &&
+      branches.some((branch) => writesText(lowering, branch, branch.outputs[i]!)),
+  );
   const parts = branches.map((branch) =>
     branchNode(
       lowering,
       branch,
-      branch.outputs.map((output, i) =>
-        aliased(selectedNode(lowering, output, lowering.outputs[i]!.type), names[i]!),
-      ),
+      branch.outputs.map((output, i) => {
+        const node = selectedNode(lowering, output, lowering.outputs[i]!.type);
+        const text = asText[i] && output.kind === "column" && !writesText(lowering, branch, output);
+        return aliased(text ? textOf(lowering, node) : node, names[i]!);
+      }),
       { distinct: branches.length === 1 },
     ),
   );

@@ -40,4 +40,16 @@ export interface LoweringRules {
   readonly recursion: "lateral" | "branches";
   /** Whether binding CTEs may say `NOT MATERIALIZED` (inline them into the statement). */
   readonly inlineHint: boolean;
+  /**
+   * Whether an entity id is compared, as an untyped literal, with a column whose SQL type is
+   * unknown (no `sql_types` entry): ids of the usual id types, which the column reads as its
+   * own type. Others are compared with the column's text (src/lower/untyped-ids.ts). Absent:
+   * none is.
+   */
+  comparesUntyped?(id: string): boolean;
+  /**
+   * Whether `col = any('{1,2,…}')` (an untyped array literal read as an array of the column's
+   * type) lists ids for the engine. Absent: lists stay `IN (…)`.
+   */
+  readonly arrayLiteral?: boolean;
 }

@@ -16,6 +16,7 @@ import {
   type SqlBool,
   ValueNode,
 } from "kysely";
+import { isPrimitiveType } from "../core/value.js";
 import { isSqlValue } from "../lower/sql-value.js";
 import { termType } from "../plan/ir.js";
 import type { Dialect } from "./dialect.js";
@@ -37,6 +38,11 @@ class ParameterValues extends OperationNodeTransformer {
       return RawNode.createWithSql(this.dialect.literal(origin.value, sqlType, typed)) as never;
     }
     const text = this.dialect.parameter(requestValue(node.value, this.runtime), sqlType);
+    if (!typed && sqlType === undefined && !isPrimitiveType(termType(origin))) {
+      // An id without `sql_types` next to a column: the engine gives the parameter the
+      // column's type, or text where lowering compares the column's text (lower/untyped-ids.ts).
+      return ValueNode.create(text);
+    }
     const type = this.dialect.parameterType(termType(node.value.origin), sqlType);
     return CastNode.create(ValueNode.create(text), DataTypeNode.create(type as never)) as never;
   }

@@ -26,6 +26,11 @@ import {
   sqlTypeOf,
 } from "./postgres-literal.js";
 
+/** A canonical integer; `comparesUntyped` also bounds it to the 32-bit range of `integer`. */
+const INT32_TEXT = /^(?:0|-?[1-9][0-9]{0,9})$/;
+/** A uuid as PostgreSQL writes one (lowercase): the column's text is then the id. */
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** Kysely's PostgreSQL compiler, refusing identifiers PostgreSQL would change or cannot hold. */
 class PostgresCompiler extends PostgresQueryCompiler {
   protected override sanitizeIdentifier(identifier: string): string {
@@ -53,6 +58,10 @@ export const postgres: Dialect = {
   compiler: PostgresCompiler,
   recursion: "lateral",
   inlineHint: true,
+  arrayLiteral: true,
+  // Ids of the usual id columns' types (docs/local-authorization.md, "Ids without sql_types").
+  comparesUntyped: (id) =>
+    (INT32_TEXT.test(id) && Math.abs(Number(id)) <= 2 ** 31 - 1) || UUID_TEXT.test(id),
 
   canWrite: (value, sqlType) => written(value, sqlType, false) !== null,
   literal: writable,

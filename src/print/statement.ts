@@ -6,7 +6,7 @@
  */
 import type { OperationNode } from "kysely";
 import type { DataBindings } from "../bindings/types.js";
-import type { GroundFact, Value } from "../core/value.js";
+import { type GroundFact, isPrimitiveType, type Value } from "../core/value.js";
 import { type Lowered, lowerStatement, type Shape } from "../lower/lower.js";
 import type { Branch, Plan, SourceRef, Term } from "../plan/ir.js";
 import { type CentralFacts, factRows, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
@@ -57,13 +57,11 @@ export function renderableIn(bindings: DataBindings, dialect: Dialect): (value: 
     byDialect = new Map();
     renderableCache.set(bindings, byDialect);
   }
-  let answers = byDialect.get(dialect.name);
-  if (!answers) {
-    answers = new Map();
-    byDialect.set(dialect.name, answers);
-  }
-  const known = answers;
-  return (value) => {
+  const kept = byDialect.get(dialect.name);
+  if (kept) return kept;
+  // One function per bindings and dialect: resolution keeps work per function (rows.ts).
+  const known = new Map<string, boolean>();
+  const renderable = (value: Value) => {
     const key = `${value.type}\u0000${value.id}`;
     let answer = known.get(key);
     if (answer === undefined) {
@@ -73,9 +71,22 @@ export function renderableIn(bindings: DataBindings, dialect: Dialect): (value: 
     }
     return answer;
   };
+  byDialect.set(dialect.name, renderable);
+  return renderable;
 }
 
-const renderableCache = new WeakMap<DataBindings, Map<string, Map<string, boolean>>>();
+/**
+ * Whether a value, appended to a binding's rows, is read safely as its column's type: typed
+ * values are, and ids without `sql_types` that the dialect compares untyped.
+ */
+function unionSafeIn(bindings: DataBindings, dialect: Dialect): (value: Value) => boolean {
+  return (value) =>
+    isPrimitiveType(value.type) ||
+    bindings.sqlTypes.has(value.type) ||
+    (dialect.comparesUntyped?.(value.id) ?? false);
+}
+
+const renderableCache = new WeakMap<DataBindings, Map<string, (value: Value) => boolean>>();
 const MAX_RENDERABLE_ANSWERS = 20_000;
 
 /**
@@ -102,6 +113,7 @@ export function printPlan(
       renderable,
       bindings,
       strictOutputs: shape.kind === "select",
+      unionSafe: unionSafeIn(bindings, dialect),
     });
     const scans = mergeKeyedScans(resolved, bindings);
     return lowerStatement(scans.plan, plan.outputs, scans.bindings, shape, dialect);
@@ -124,7 +136,11 @@ export function printPlan(
     dialect.name,
     writing,
     shape,
-    [...params].map(([name, ids]) => [name, ids.length]),
+    // Whether each id compares untyped decides the text around it (src/lower/untyped-ids.ts).
+    [...params].map(([name, ids]) => [
+      name,
+      ids.map((id) => (dialect.comparesUntyped?.(id) ? "u" : "t")).join(""),
+    ]),
   ]);
   let templates = printedTemplates.get(plan);
   if (!templates) {
@@ -164,6 +180,7 @@ export function lowerPlan(
     renderable: renderableIn(bindings, dialect),
     bindings,
     strictOutputs: shape.kind === "select",
+    unionSafe: unionSafeIn(bindings, dialect),
   });
   const scans = mergeKeyedScans(resolved, bindings);
   const { node } = lowerStatement(scans.plan, plan.outputs, scans.bindings, shape, dialect);

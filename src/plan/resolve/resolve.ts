@@ -9,6 +9,7 @@ import { tick } from "../../source/diagnostic.js";
 import { PlanError } from "../errors.js";
 import type { Branch, Condition, Plan, RecursiveCte, Term, ValuesSource } from "../ir.js";
 import { knownRows } from "./known-ctes.js";
+import { mergeValueBranches } from "./merge-branches.js";
 import {
   factsFor,
   finishRowSources,
@@ -17,6 +18,7 @@ import {
   withBindingFacts,
 } from "./rows.js";
 import { conditionTerms, type Runtime, staticValue } from "./runtime.js";
+import { splitBindingRows } from "./split-rows.js";
 
 export type { Runtime } from "./runtime.js";
 
@@ -59,7 +61,7 @@ export function resolvePlan(plan: Plan, runtime: Runtime): ResolvedPlan {
   });
   return {
     ctes,
-    branches: resolve(plan.branches),
+    branches: mergeValueBranches(resolve(plan.branches)),
     params: runtime.params,
     now: runtime.now,
   };
@@ -89,7 +91,7 @@ function resolveBranches(
   for (const branch of branches) {
     if (!mayHold(branch, runtime, dead)) continue;
     const resolved = resolveBranch(branch, runtime, dead);
-    if (resolved) out.push(resolved);
+    if (resolved) out.push(...splitBindingRows(resolved, runtime.bindings, runtime.unionSafe));
   }
   return out;
 }

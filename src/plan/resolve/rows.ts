@@ -23,6 +23,11 @@ import { conditionTerms, type Runtime, staticValue } from "./runtime.js";
 export interface RowSource {
   readonly columns: readonly CteColumn[];
   rows: (readonly Value[])[];
+  /**
+   * The array the rows were copied from, when fact lookups return it again for the same
+   * lookup: while no condition removed a row, its projection is kept with it (see `projected`).
+   */
+  readonly origin?: readonly (readonly Value[])[];
 }
 
 /**
@@ -78,10 +83,12 @@ export function factsFor(branch: Branch, ref: SourceRef, runtime: FactsRuntime) 
 export function rowSourceOf(branch: Branch, ref: SourceRef, runtime: Runtime): RowSource | null {
   const source = ref.source;
   if (source.kind === "facts") {
+    const origin = factsFor(branch, ref, runtime);
     return {
       // A column of any type is never read (see `FactsSource`).
       columns: source.types.map((type, i) => ({ name: argColumn(i), type: type ?? "?" })),
-      rows: [...factsFor(branch, ref, runtime)],
+      rows: [...origin],
+      origin,
     };
   }
   if (source.kind === "values") {
@@ -219,8 +226,11 @@ function columnUses(branch: Branch): Map<string, { count: number; onlyEquality: 
   return uses;
 }
 
+/** A key that identifies a row: each type and id prefixed by its length, so keys never collide. */
 function rowKey(row: readonly Value[]): string {
-  return JSON.stringify(row.map((v) => [v.type, v.id]));
+  let key = "";
+  for (const v of row) key += `${v.type.length}:${v.type}${v.id.length}:${v.id}`;
+  return key;
 }
 
 export function finishRowSources(
@@ -242,16 +252,7 @@ export function finishRowSources(
       uses.has(`${ref.alias}.${c.name}`) ? [i] : [],
     );
     if (needed.length === 0) continue; // some row exists: the source is simply true
-    const seen = new Set<string>();
-    const rows: (readonly Value[])[] = [];
-    for (const row of source.rows) {
-      const projected = needed.map((i) => row[i]!);
-      if (!projected.every(runtime.renderable)) continue;
-      const key = rowKey(projected);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      rows.push(projected);
-    }
+    const rows = projected(source, needed, runtime.renderable);
     if (rows.length === 0) return null;
     const columns = needed.map((i) => source.columns[i]!);
     const only = columns.length === 1 ? uses.get(`${ref.alias}.${columns[0]!.name}`) : undefined;
@@ -268,6 +269,54 @@ export function finishRowSources(
   }
   return { ...branch, sources, conditions };
 }
+
+/**
+ * The distinct writable rows of `needed` columns. Unfiltered rows of a fact lookup give the
+ * same answer every time: it is kept with their array, so that a large central relation (every
+ * `manages` link of a company, read by each step of a recursion) is projected once, not per
+ * request, and the rows computed from it keep their indexes (known-ctes.ts).
+ */
+function projected(
+  source: RowSource,
+  needed: readonly number[],
+  renderable: (value: Value) => boolean,
+): readonly (readonly Value[])[] {
+  const origin = source.origin;
+  const whole = origin !== undefined && source.rows.length === origin.length;
+  const key = needed.join(",");
+  const kept = whole ? projections.get(origin)?.get(renderable)?.get(key) : undefined;
+  if (kept) return kept;
+  const seen = new Set<string>();
+  const rows: (readonly Value[])[] = [];
+  for (const row of source.rows) {
+    const values = needed.map((i) => row[i]!);
+    if (!values.every(renderable)) continue;
+    const rowId = rowKey(values);
+    if (seen.has(rowId)) continue;
+    seen.add(rowId);
+    rows.push(values);
+  }
+  if (whole) {
+    let byRenderable = projections.get(origin);
+    if (!byRenderable) {
+      byRenderable = new WeakMap();
+      projections.set(origin, byRenderable);
+    }
+    let byColumns = byRenderable.get(renderable);
+    if (!byColumns) {
+      byColumns = new Map();
+      byRenderable.set(renderable, byColumns);
+    }
+    byColumns.set(key, rows);
+  }
+  return rows;
+}
+
+/** `projected` answers per fact rows array, per `renderable` (one per bindings and dialect). */
+const projections = new WeakMap<
+  object,
+  WeakMap<(value: Value) => boolean, Map<string, readonly (readonly Value[])[]>>
+>();
 
 /** Whether `alias` is joined by equality to another row source (which may be folded too). */
 function joinsRowSource(

@@ -21,6 +21,11 @@ export interface Runtime {
    * than a dropped row. Elsewhere outputs only meet the caller's column, which cannot hold it.
    */
   readonly strictOutputs?: boolean;
+  /**
+   * Whether a value may be appended to a binding's rows, whose column it then reads as that
+   * column's type (split-rows.ts). Absent: every value may.
+   */
+  readonly unionSafe?: (value: Value) => boolean;
 }
 
 /**
