@@ -24,7 +24,7 @@ import {
 } from "./nodes.js";
 import { valueNode } from "./sql-value.js";
 
-function sqlTypeOf(lowering: Lowering, type: string): string | undefined {
+export function sqlTypeOf(lowering: Lowering, type: string): string | undefined {
   return lowering.bindings.sqlTypes.get(type);
 }
 
@@ -70,8 +70,9 @@ export function cteValueNode(lowering: Lowering, output: Output, column: CteColu
   const node = termNode(lowering, output);
   const declared = sqlTypeOf(lowering, column.type);
   const keep =
-    output.kind === "null" ||
-    (declared === undefined && !isPrimitiveType(column.type) && output.kind !== "literal");
+    !lowering.rules.castsRecursiveColumns &&
+    (output.kind === "null" ||
+      (declared === undefined && !isPrimitiveType(column.type) && output.kind !== "literal"));
   return keep ? node : cast(node, lowering.rules.castType(column.type, declared));
 }
 
@@ -83,12 +84,14 @@ export function conditionNode(lowering: Lowering, condition: Condition): Operati
         termNode(lowering, condition.left),
         termNode(lowering, condition.right),
         termType(condition.left),
+        sqlTypeOf(lowering, termType(condition.left)),
       );
     case "in":
       return lowering.rules.member(
         termNode(lowering, condition.term),
         condition.values.map((v) => termNode(lowering, v)),
         termType(condition.term),
+        sqlTypeOf(lowering, termType(condition.term)),
       );
     case "not_exists":
       return unary(

@@ -16,7 +16,14 @@ import {
 import type { DataBindings } from "../bindings/types.js";
 import type { Branch, Output, PlanOutput } from "../plan/ir.js";
 import type { ResolvedPlan } from "../plan/resolve/resolve.js";
-import { branchNode, conditionNode, isTrivial, selectedNode, typedNull } from "./branch.js";
+import {
+  branchNode,
+  conditionNode,
+  isTrivial,
+  selectedNode,
+  sqlTypeOf,
+  typedNull,
+} from "./branch.js";
 import { createLowering, type Lowering, type Shape } from "./context.js";
 import { withPrefix } from "./ctes.js";
 import {
@@ -100,6 +107,10 @@ function lowerActions(lowering: Lowering): SelectQueryNode {
         : selectedNode(lowering, output, type);
     return branchNode(lowering, branch, [aliased(value, "actions")]);
   });
+  if (lowering.rules.distinctRows) {
+    const column = { name: "actions", type, sqlType: sqlTypeOf(lowering, type) };
+    return withPrefix(lowering, lowering.rules.distinctRows(union(parts, true), [column]));
+  }
   return withPrefix(
     lowering,
     select({
@@ -131,7 +142,8 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
     }
     return callerRow(unary("exists", branchNode(lowering, branch, [constant(1)])));
   });
-  return binary(caller(), "in", withPrefix(lowering, union(parts, true)));
+  const query = withPrefix(lowering, union(parts, true));
+  return lowering.rules.memberOfQuery(caller(), query, type, sqlTypeOf(lowering, type));
 }
 
 function lowerSelect(lowering: Lowering, names: readonly string[]): SelectQueryNode {
@@ -142,6 +154,7 @@ function lowerSelect(lowering: Lowering, names: readonly string[]): SelectQueryN
     );
     return select({ selections: nulls, where: constant(false) });
   }
+  const exact = lowering.rules.distinctRows;
   const parts = branches.map((branch) =>
     branchNode(
       lowering,
@@ -149,9 +162,17 @@ function lowerSelect(lowering: Lowering, names: readonly string[]): SelectQueryN
       branch.outputs.map((output, i) =>
         aliased(selectedNode(lowering, output, lowering.outputs[i]!.type), names[i]!),
       ),
-      { distinct: branches.length === 1 },
+      { distinct: !exact && branches.length === 1 },
     ),
   );
+  if (exact) {
+    const columns = lowering.outputs.map((output, i) => ({
+      name: names[i]!,
+      type: output.type,
+      sqlType: sqlTypeOf(lowering, output.type),
+    }));
+    return withPrefix(lowering, exact(union(parts, true), columns));
+  }
   return withPrefix(lowering, union(parts, false));
 }
 
@@ -165,7 +186,7 @@ function lowerPage(lowering: Lowering, after: string, limit: string): SelectQuer
     distinct: true,
     selections: [aliased(rules.codePointOrder(id), "id")],
     from: [aliased(lowerSelect(lowering, ["c0"]), "x")],
-    where: rules.compare(">", id, afterValue, "String"),
+    where: rules.compare(">", id, afterValue, "String", undefined),
   });
   return Object.freeze({
     ...page,

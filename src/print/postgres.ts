@@ -53,6 +53,7 @@ export const postgres: Dialect = {
   compiler: PostgresCompiler,
   recursion: "lateral",
   inlineHint: true,
+  castsRecursiveColumns: false,
 
   canWrite: (value, sqlType) => written(value, sqlType, false) !== null,
   literal: writable,
@@ -72,6 +73,7 @@ export const postgres: Dialect = {
   },
   codePointOrder: collateC,
   member: (term, values) => binary(term, "in", ValueListNode.create(values)),
+  memberOfQuery: (term, query) => binary(term, "in", query),
   rowsTable(alias, columns, rows) {
     const values = ValuesNode.create(rows.map((row) => ValueListNode.create(row)));
     return AliasNode.create(ParensNode.create(values), correlation(alias, columns));
