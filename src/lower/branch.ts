@@ -128,6 +128,7 @@ function sourceNode(lowering: Lowering, ref: SourceRef): OperationNode {
       return aliased(union([all, ...rows], true), name);
     }
     case "cte":
+      lowering.cteReads.set(source.cte, (lowering.cteReads.get(source.cte) ?? 0) + 1);
       return tableAs(lowering.cteNames.get(source.cte)!, name);
     case "values":
       return lowering.rules.rowsTable(

@@ -35,6 +35,8 @@ export interface Lowering {
   readonly bindingNames: ReadonlyMap<number, string>;
   readonly cteNames: ReadonlyMap<number, string>;
   readonly aliasPrefix: string;
+  /** How often the statement reads each recursive CTE (by plan index), counted while lowering. */
+  readonly cteReads: Map<number, number>;
 }
 
 export function createLowering(
@@ -65,6 +67,7 @@ export function createLowering(
     bindingNames,
     cteNames,
     aliasPrefix: clash ? prefix : "",
+    cteReads: new Map(),
   };
 }
 

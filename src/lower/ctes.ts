@@ -34,6 +34,7 @@ import {
   union,
   unionOfParenthesized,
 } from "./nodes.js";
+import { joinedSteps } from "./step-union.js";
 
 /** The statement's WITH clause; undefined when it reads no binding and no recursive CTE. */
 export function withClause(lowering: Lowering): WithNode | undefined {
@@ -108,6 +109,8 @@ function recursiveCte(
         joins: [JoinNode.create("LateralCrossJoin", stepTable)],
       }),
     ];
+  } else if (cte.steps.length > 1 && lowering.rules.recursion === "joined") {
+    steps = [joinedSteps(lowering, cte, name)];
   } else {
     steps = cte.steps.map((step) =>
       branchNode(lowering, step, outputsOf(step), { leading: [self] }),

@@ -40,6 +40,7 @@ import {
 } from "./nodes.js";
 import type { LoweringRules } from "./rules.js";
 import { valueNode } from "./sql-value.js";
+import { UnsupportedConstructError } from "./step-union.js";
 
 export type { Shape } from "./context.js";
 
@@ -63,6 +64,25 @@ export function lowerStatement(
   rules: LoweringRules,
 ): Lowered {
   const lowering = createLowering(plan, outputs, bindings, shape, rules);
+  const lowered = lowerShape(lowering, shape);
+  checkRecursiveReads(lowering);
+  return lowered;
+}
+
+function checkRecursiveReads(lowering: Lowering): void {
+  const max = lowering.rules.maxRecursiveReads;
+  if (max === undefined) return;
+  const reads = [...lowering.cteReads.values()].reduce((sum, n) => sum + n, 0);
+  if (reads > max) {
+    throw new UnsupportedConstructError(
+      `the ${lowering.rules.name} dialect cannot run this question: it reads recursive ` +
+        `relations ${reads} times, and MariaDB plans more than ${max} such reads in ` +
+        "exponential time and memory (docs/dialects.md)",
+    );
+  }
+}
+
+function lowerShape(lowering: Lowering, shape: Shape): Lowered {
   switch (shape.kind) {
     case "exists":
       return { node: lowerExists(lowering, shape.column), callerNames: new Set() };

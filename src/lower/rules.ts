@@ -65,9 +65,10 @@ export interface LoweringRules {
   /**
    * How a recursive CTE applies several steps to each new row: `lateral`, one recursive term
    * joining a LATERAL union (engines that allow one self reference); `branches`, one recursive
-   * SELECT per step.
+   * SELECT per step; `joined`, one recursive SELECT joining the union of the steps' bodies
+   * (src/lower/step-union.ts: MariaDB plans many recursive SELECTs in exponential time).
    */
-  readonly recursion: "lateral" | "branches";
+  readonly recursion: "lateral" | "branches" | "joined";
   /** Whether binding CTEs may say `NOT MATERIALIZED` (inline them into the statement). */
   readonly inlineHint: boolean;
   /**
@@ -76,6 +77,11 @@ export interface LoweringRules {
    * later step would not fit.
    */
   readonly castsRecursiveColumns: boolean;
+  /**
+   * The most reads of recursive CTEs a statement may hold, where the engine's planning cost
+   * grows exponentially with them (MariaDB; docs/dialects.md); unbounded when absent.
+   */
+  readonly maxRecursiveReads?: number;
 }
 
 /** A column of `distinctRows`: its name, Polar type and `sql_types` entry. */

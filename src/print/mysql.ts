@@ -169,9 +169,10 @@ function distinctRows(rows: SelectQueryNode, columns: readonly ExactColumn[]): S
 export const mysql: Dialect = {
   name: "mysql",
   compiler: MysqlCompiler,
-  recursion: "branches",
+  recursion: "joined",
   inlineHint: false,
   castsRecursiveColumns: true,
+  maxRecursiveReads: 6,
 
   canWrite: (value, sqlType) => canWriteValue(spelling, value, sqlType),
   literal: (value, sqlType) => literalOf(spelling, value, sqlType),

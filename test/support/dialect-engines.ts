@@ -66,13 +66,15 @@ function mariadbEngine(): DialectEngine {
           charset: "utf8mb4_general_ci",
         });
         await connection.query(
-          `CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci; USE ${name}`,
+          `CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci; USE ${name}; SET SESSION max_statement_time = 20`,
         );
         return connection;
       })();
       const connection = await opened;
       return {
         async query<Row>(sql: string) {
+          if (process.env.DEBUG_SQL)
+            (await import("node:fs")).writeFileSync(process.env.DEBUG_SQL, sql);
           const [rows] = await connection.query(sql);
           return rows as Row[];
         },
