@@ -113,8 +113,12 @@ export function bindingsFor(
   return checked.bindings;
 }
 
-function dialectFor(options: LocalOptions): Dialect {
-  const name = options.dialect ?? DEFAULT_DIALECT;
+/** The option's dialect, else the body's `dialect` field, else PostgreSQL. */
+function dialectFor(
+  options: LocalOptions,
+  request: { readonly dialect?: string | undefined },
+): Dialect {
+  const name = options.dialect ?? request.dialect ?? DEFAULT_DIALECT;
   const dialect = dialectNamed(name);
   if (!dialect) {
     throw new LocalQueryError(`unknown dialect ${tick(String(name))}; use one of ${dialectList()}`);
@@ -127,11 +131,10 @@ function sql(
   bindings: DataBindings,
   question: LocalQuestion,
   options: LocalOptions,
+  dialect: Dialect,
 ) {
   const { dialect: _name, ...rest } = options;
-  return {
-    sql: localStatement(program, bindings, question, { ...rest, dialect: dialectFor(options) }).sql,
-  };
+  return { sql: localStatement(program, bindings, question, { ...rest, dialect }).sql };
 }
 
 /** The question's statement as a tree with its values as parameters, for composing. */
@@ -140,8 +143,8 @@ function tree(
   bindings: DataBindings,
   question: LocalQuestion,
   options: LocalOptions,
+  dialect: Dialect,
 ) {
-  const dialect = dialectFor(options);
   const plan = cachedPlan(program, bindings, question.goal);
   const { node, runtime } = lowerPlan(plan, bindings, question.params, question.shape, {
     dialect,
@@ -157,6 +160,7 @@ function tree(
 function authorizeParts(program: Program, body: AuthorizeQueryRequest, options: LocalOptions) {
   const request = parseBody(authorizeQueryRequestSchema, body);
   return {
+    dialect: dialectFor(options, request),
     bindings: bindingsFor(program, request.data_bindings, options),
     question: authorizeQuestion(program, request.query),
   };
@@ -174,8 +178,8 @@ export function authorizeQuery(
   body: AuthorizeQueryRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question } = authorizeParts(program, body, options);
-  return sql(program, bindings, question, options);
+  const { bindings, question, dialect } = authorizeParts(program, body, options);
+  return sql(program, bindings, question, options, dialect);
 }
 
 /**
@@ -188,8 +192,8 @@ export function authorizeQueryExpression(
   body: AuthorizeQueryRequest,
   options: LocalOptions = {},
 ): ExpressionWrapper<never, never, { allowed: boolean }> {
-  const { bindings, question } = authorizeParts(program, body, options);
-  return subquery(tree(program, bindings, question, options));
+  const { bindings, question, dialect } = authorizeParts(program, body, options);
+  return subquery(tree(program, bindings, question, options, dialect));
 }
 
 // ---------------------------------------------------------------- actions_query
@@ -197,6 +201,7 @@ export function authorizeQueryExpression(
 function actionsParts(program: Program, body: ActionsQueryRequest, options: LocalOptions) {
   const request = parseBody(actionsQueryRequestSchema, body);
   return {
+    dialect: dialectFor(options, request),
     bindings: bindingsFor(program, request.data_bindings, options),
     question: actionsQuestion(program, request.query),
   };
@@ -214,8 +219,8 @@ export function actionsQuery(
   body: ActionsQueryRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question } = actionsParts(program, body, options);
-  return sql(program, bindings, question, options);
+  const { bindings, question, dialect } = actionsParts(program, body, options);
+  return sql(program, bindings, question, options, dialect);
 }
 
 /** The `actions_query` statement as a Kysely subquery (column `actions`). */
@@ -224,8 +229,8 @@ export function actionsQueryExpression(
   body: ActionsQueryRequest,
   options: LocalOptions = {},
 ): ExpressionWrapper<never, never, { actions: string }> {
-  const { bindings, question } = actionsParts(program, body, options);
-  return subquery(tree(program, bindings, question, options));
+  const { bindings, question, dialect } = actionsParts(program, body, options);
+  return subquery(tree(program, bindings, question, options, dialect));
 }
 
 // ---------------------------------------------------------------- list_query
@@ -233,6 +238,7 @@ export function actionsQueryExpression(
 function listParts(program: Program, body: ListQueryRequest, options: LocalOptions) {
   const request = parseBody(listQueryRequestSchema, body);
   return {
+    dialect: dialectFor(options, request),
     bindings: bindingsFor(program, request.data_bindings, options),
     question: listQuestion(program, request.query, request.column),
   };
@@ -250,8 +256,8 @@ export function listQuery(
   body: ListQueryRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question } = listParts(program, body, options);
-  return sql(program, bindings, question, options);
+  const { bindings, question, dialect } = listParts(program, body, options);
+  return sql(program, bindings, question, options, dialect);
 }
 
 /**
@@ -264,8 +270,8 @@ export function listQueryExpression(
   body: ListQueryRequest,
   options: LocalOptions = {},
 ): ExpressionWrapper<never, never, SqlBool> {
-  const { bindings, question } = listParts(program, body, options);
-  return condition(tree(program, bindings, question, options));
+  const { bindings, question, dialect } = listParts(program, body, options);
+  return condition(tree(program, bindings, question, options, dialect));
 }
 
 // ---------------------------------------------------------------- evaluate_query_local
@@ -273,7 +279,11 @@ export function listQueryExpression(
 function evaluateParts(program: Program, body: EvaluateQueryLocalRequest, options: LocalOptions) {
   const request = parseBody(evaluateQueryLocalRequestSchema, body);
   const bindings = bindingsFor(program, request.data_bindings, options);
-  return { bindings, question: evaluateQuestion(program, bindings, request.query, request.mode) };
+  return {
+    dialect: dialectFor(options, request),
+    bindings,
+    question: evaluateQuestion(program, bindings, request.query, request.mode),
+  };
 }
 
 /**
@@ -288,8 +298,8 @@ export function evaluateQueryLocal(
   body: EvaluateQueryLocalRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question } = evaluateParts(program, body, options);
-  return sql(program, bindings, question, options);
+  const { bindings, question, dialect } = evaluateParts(program, body, options);
+  return sql(program, bindings, question, options, dialect);
 }
 
 /**
@@ -303,8 +313,8 @@ export function evaluateQueryLocalExpression(
 ):
   | ExpressionWrapper<never, never, Record<string, unknown>>
   | ExpressionWrapper<never, never, SqlBool> {
-  const { bindings, question } = evaluateParts(program, body, options);
-  const node = tree(program, bindings, question, options);
+  const { bindings, question, dialect } = evaluateParts(program, body, options);
+  const node = tree(program, bindings, question, options, dialect);
   if (question.shape.kind === "filter") return condition(node);
   return subquery<Record<string, unknown>>(node);
 }
