@@ -20,6 +20,8 @@ export interface DialectDatabase {
   query<Row = Record<string, unknown>>(sql: string): Promise<Row[]>;
   /** Runs several statements separated by `;` at line ends (DDL, inserts). */
   exec(sql: string): Promise<void>;
+  /** Inserts one row through the driver's parameters. */
+  insert(table: string, row: readonly string[]): Promise<void>;
 }
 
 export interface DialectEngine {
@@ -81,6 +83,10 @@ function mariadbEngine(): DialectEngine {
         async exec(sql: string) {
           await connection.query(sql);
         },
+        async insert(table, row) {
+          const marks = row.map(() => "?").join(", ");
+          await connection.query(`INSERT INTO ${table} VALUES (${marks})`, [...row]);
+        },
       };
     },
     columnType(type, sqlType) {
@@ -122,6 +128,10 @@ function sqliteEngine(): DialectEngine {
         },
         async exec(sql: string) {
           db.exec(sql);
+        },
+        async insert(table, row) {
+          const marks = row.map(() => "?").join(", ");
+          db.prepare(`INSERT INTO ${table} VALUES (${marks})`).run(...row);
         },
       };
     },
