@@ -4,9 +4,12 @@
  * the reference evaluator's answer, with facts in the caller's tables and spread over the
  * tables, the central store and context facts (test/local-oracle.test.ts does PostgreSQL).
  */
+import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { actionsQuery, authorizeQuery, listQuery } from "../src/api/local.js";
 import type { GroundFact } from "../src/core/value.js";
+import type { DialectName } from "../src/print/registry.js";
 import { compareOn, loadOn, prepareOn, refused } from "./dialect-support.js";
 import {
   attributes,
@@ -39,7 +42,7 @@ import {
   rbacSpace,
   routedFacts,
 } from "./local-families.js";
-import type { Family } from "./local-support.js";
+import { checked, type Family } from "./local-support.js";
 import { describeDialects } from "./support/dialect-engines.js";
 import { propertyRuns } from "./support/runs.js";
 
@@ -73,6 +76,56 @@ afterAll(() => {
       `refused by the dialect (${refused.length}):\n${[...new Set(refused)].join("\n")}`,
     );
   }
+});
+
+/** The four statements of a family's first question, or the dialect's refusal, as one text. */
+function statements(family: Family, dialect: DialectName): string {
+  const program = checked(family.policy);
+  const yaml = family.bindings
+    .map((signature, i) => `  "${signature}":\n    query: SELECT * FROM ${family.name}_b${i}`)
+    .join("\n");
+  const data_bindings = `facts:\n${yaml}\nsql_types:\n${Object.entries(family.sqlTypes)
+    .map(([type, sqlType]) => `  ${type}: ${sqlType}`)
+    .join("\n")}\n`;
+  const actor = family.actors[0]!;
+  const type = family.resourceTypes[0]!;
+  const resource = family.domain[type]![0]!;
+  const pair = { actor_type: actor.type, actor_id: actor.id, resource_type: type };
+  const options = { dialect, checkBindings: false, now: () => 1_700_000_000n };
+  const attempt = (label: string, make: () => { sql: string }) => {
+    try {
+      return `-- ${label}\n${make().sql};\n`;
+    } catch (error) {
+      return `-- ${label}: refused\n-- ${(error as Error).message}\n`;
+    }
+  };
+  return [
+    attempt("authorize", () =>
+      authorizeQuery(
+        program,
+        { query: { ...pair, action: family.actions[0]!, resource_id: resource }, data_bindings },
+        options,
+      ),
+    ),
+    attempt("actions", () =>
+      actionsQuery(program, { query: { ...pair, resource_id: resource }, data_bindings }, options),
+    ),
+    attempt("list", () =>
+      listQuery(
+        program,
+        { query: { ...pair, action: family.actions[0]! }, column: "t.id", data_bindings },
+        options,
+      ),
+    ),
+  ].join("\n");
+}
+
+describe.each(["mysql", "sqlite"] as const)("%s statements", (dialect) => {
+  it.each(cases)("$name", async ({ family }) => {
+    await expect(statements(family, dialect)).toMatchFileSnapshot(
+      join(import.meta.dirname, "__snapshots__", "dialects", dialect, `${family.name}.sql`),
+    );
+  });
 });
 
 describeDialects("$name", (engine) => {
