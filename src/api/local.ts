@@ -10,6 +10,7 @@
 import type { ExpressionWrapper, SqlBool } from "kysely";
 import { checkBindings } from "../bindings/check.js";
 import { DataBindingsError, parseDataBindings } from "../bindings/parse.js";
+import type { SqlSyntax } from "../bindings/query.js";
 import type { DataBindings } from "../bindings/types.js";
 import type { Program } from "../check/program.js";
 import { cachedPlan } from "../plan/plan.js";
@@ -89,14 +90,16 @@ const checkedCache = new WeakMap<Program, Map<string, DataBindings>>();
 export function bindingsFor(
   program: Program,
   text: string,
-  options: Pick<LocalOptions, "checkBindings"> = {},
+  options: Pick<LocalOptions, "checkBindings"> & { readonly syntax?: SqlSyntax } = {},
 ): DataBindings {
+  const syntax = options.syntax ?? "postgres";
+  const key = `${syntax}\u0000${text}`;
   if (options.checkBindings === false) {
-    const known = bindingsCache.get(text);
+    const known = bindingsCache.get(key);
     if (known) return known;
-    const parsed = parseDataBindings(text);
+    const parsed = parseDataBindings(text, { syntax });
     if (bindingsCache.size >= MAX_CACHED_BINDINGS) bindingsCache.clear();
-    bindingsCache.set(text, parsed);
+    bindingsCache.set(key, parsed);
     return parsed;
   }
   let cache = checkedCache.get(program);
@@ -104,12 +107,12 @@ export function bindingsFor(
     cache = new Map();
     checkedCache.set(program, cache);
   }
-  const known = cache.get(text);
+  const known = cache.get(key);
   if (known) return known;
-  const checked = checkBindings(program, text, { warnings: false });
+  const checked = checkBindings(program, text, { warnings: false, syntax });
   if (!checked.bindings) throw new DataBindingsError(checked.diagnostics, checked.source);
   if (cache.size >= MAX_CACHED_BINDINGS) cache.clear();
-  cache.set(text, checked.bindings);
+  cache.set(key, checked.bindings);
   return checked.bindings;
 }
 
@@ -159,9 +162,13 @@ function tree(
 
 function authorizeParts(program: Program, body: AuthorizeQueryRequest, options: LocalOptions) {
   const request = parseBody(authorizeQueryRequestSchema, body);
+  const dialect = dialectFor(options, request);
   return {
-    dialect: dialectFor(options, request),
-    bindings: bindingsFor(program, request.data_bindings, options),
+    dialect,
+    bindings: bindingsFor(program, request.data_bindings, {
+      ...options,
+      syntax: dialect.name as SqlSyntax,
+    }),
     question: authorizeQuestion(program, request.query),
   };
 }
@@ -200,9 +207,13 @@ export function authorizeQueryExpression(
 
 function actionsParts(program: Program, body: ActionsQueryRequest, options: LocalOptions) {
   const request = parseBody(actionsQueryRequestSchema, body);
+  const dialect = dialectFor(options, request);
   return {
-    dialect: dialectFor(options, request),
-    bindings: bindingsFor(program, request.data_bindings, options),
+    dialect,
+    bindings: bindingsFor(program, request.data_bindings, {
+      ...options,
+      syntax: dialect.name as SqlSyntax,
+    }),
     question: actionsQuestion(program, request.query),
   };
 }
@@ -237,9 +248,13 @@ export function actionsQueryExpression(
 
 function listParts(program: Program, body: ListQueryRequest, options: LocalOptions) {
   const request = parseBody(listQueryRequestSchema, body);
+  const dialect = dialectFor(options, request);
   return {
-    dialect: dialectFor(options, request),
-    bindings: bindingsFor(program, request.data_bindings, options),
+    dialect,
+    bindings: bindingsFor(program, request.data_bindings, {
+      ...options,
+      syntax: dialect.name as SqlSyntax,
+    }),
     question: listQuestion(program, request.query, request.column),
   };
 }
@@ -278,9 +293,13 @@ export function listQueryExpression(
 
 function evaluateParts(program: Program, body: EvaluateQueryLocalRequest, options: LocalOptions) {
   const request = parseBody(evaluateQueryLocalRequestSchema, body);
-  const bindings = bindingsFor(program, request.data_bindings, options);
+  const dialect = dialectFor(options, request);
+  const bindings = bindingsFor(program, request.data_bindings, {
+    ...options,
+    syntax: dialect.name as SqlSyntax,
+  });
   return {
-    dialect: dialectFor(options, request),
+    dialect,
     bindings,
     question: evaluateQuestion(program, bindings, request.query, request.mode),
   };
