@@ -168,7 +168,8 @@ async function mariadb(data: Data): Promise<Engine> {
       return rows as Record<string, unknown>[];
     },
     async close() {
-      await connection.query(`DROP DATABASE IF EXISTS ${database}`);
+      if (args.has("keep")) console.log(`kept database ${database}`);
+      else await connection.query(`DROP DATABASE IF EXISTS ${database}`);
       await connection.end();
     },
   };
@@ -291,6 +292,8 @@ async function time(engine: Engine, sql: string): Promise<number> {
 
 async function bench(engine: Engine, data: Data): Promise<void> {
   const asked = questions(data, engine.dialect);
+  if (args.has("print"))
+    for (const q of asked) console.log(`-- ${q.label}\n${q.emitted};\n${q.hand};`);
   const totals = { authorize: { e: 0, h: 0 }, list: { e: 0, h: 0 } };
   let worst = { ratio: 0, label: "" };
   for (const question of asked) {

@@ -25,7 +25,8 @@ import {
   type OperationNode,
   ParensNode,
   RawNode,
-  type SelectQueryNode,
+  SelectionNode,
+  SelectQueryNode,
   ValueListNode,
   ValueNode,
 } from "kysely";
@@ -166,6 +167,29 @@ function distinctRows(rows: SelectQueryNode, columns: readonly ExactColumn[]): S
   });
 }
 
+/**
+ * `IN (with … select d.c from (q1 union all q2) as d)` for `IN (with … q1 union all q2)`:
+ * MariaDB runs an IN over a UNION as a dependent subquery, once per row of the caller's
+ * table, but an IN over one SELECT as a semi-join (bench/RESULTS.md, "Dialects"). Branches
+ * that read the caller's column keep the plain form: a derived table cannot see it.
+ */
+function semiJoinable(term: OperationNode, query: OperationNode): OperationNode {
+  if (!SelectQueryNode.is(query) || !query.setOperations?.length) return query;
+  if (JSON.stringify(query).includes(JSON.stringify(term))) return query;
+  const { with: clause, ...rest } = query;
+  const [first, ...others] = rest.selections ?? [];
+  if (!first || others.length > 0) return query;
+  const named = Object.freeze({
+    ...rest,
+    selections: [SelectionNode.create(aliased(first.selection, "c") as never)],
+  });
+  const outer = select({
+    selections: [columnRef("d", "c")],
+    from: [aliased(ParensNode.create(named), "d")],
+  });
+  return clause ? Object.freeze({ ...outer, with: clause }) : outer;
+}
+
 export const mysql: Dialect = {
   name: "mysql",
   compiler: MysqlCompiler,
@@ -195,7 +219,7 @@ export const mysql: Dialect = {
   },
   memberOfQuery(term, query, type, sqlType) {
     const left = valueClass(type, sqlType) === "text" ? asBinary(term) : term;
-    return binary(left, "in", query);
+    return binary(left, "in", semiJoinable(term, query));
   },
   rowsTable: selectedRows,
   distinctRows,

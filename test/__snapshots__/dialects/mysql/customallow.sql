@@ -14,4 +14,4 @@ with
 cast(t.id as binary) in (with
   polar_c0(arg0, arg1, arg2) as (SELECT * FROM customallow_b0),
   polar_c1(arg0, arg1, arg2) as (SELECT * FROM customallow_b1)
- select f0.arg2 from polar_c0 as f0 where f0.arg0 = cast('ada' as binary) and f0.arg1 = cast('viewer' as binary) and f0.arg2 is not null union all select f0.arg1 from polar_c1 as f0 where f0.arg0 = cast('ada' as binary) and f0.arg2 > 1700000000 and f0.arg1 is not null);
+ select d.c from (select f0.arg2 as c from polar_c0 as f0 where f0.arg0 = cast('ada' as binary) and f0.arg1 = cast('viewer' as binary) and f0.arg2 is not null union all select f0.arg1 from polar_c1 as f0 where f0.arg0 = cast('ada' as binary) and f0.arg2 > 1700000000 and f0.arg1 is not null) as d);
