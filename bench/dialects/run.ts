@@ -195,7 +195,8 @@ async function sqlite(data: Data): Promise<Engine> {
     },
     async close() {
       db.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (args.has("keep")) console.log(`kept ${join(dir, "bench.db")}`);
+      else rmSync(dir, { recursive: true, force: true });
     },
   };
 }
