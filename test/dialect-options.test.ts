@@ -256,3 +256,61 @@ describe("the HTTP bodies", () => {
     }
   });
 });
+
+describe("Kysely expressions in the mysql and sqlite dialects", () => {
+  it("compose into the caller's query and answer on the engine", async () => {
+    const { MysqlQueryCompiler, SqliteQueryCompiler, SelectQueryNode, RawNode } = await import(
+      "kysely"
+    );
+    const { listQueryExpression } = await import("../src/api/local.js");
+    const schema = `CREATE TABLE doc_roles (user_id varchar(64), role varchar(64), doc_id varchar(64));
+CREATE TABLE folder_roles (user_id varchar(64), role varchar(64), folder_id varchar(64));
+CREATE TABLE docs (id varchar(64), folder_id varchar(64));
+CREATE TABLE folders (id varchar(64), parent_id varchar(64));
+INSERT INTO folders VALUES ('f1', NULL), ('f2', 'f1');
+INSERT INTO docs VALUES ('d1', 'f2'), ('d2', 'f1'), ('d3', NULL);
+INSERT INTO folder_roles VALUES ('ann', 'reader', 'f1'), ('Ann', 'reader', 'f2');
+INSERT INTO doc_roles VALUES ('bob', 'reader', 'd3')`;
+    const { resource_id: _, ...listed } = query;
+    const compile = (dialect: "mysql" | "sqlite") => {
+      const node = listQueryExpression(
+        program,
+        { query: listed, column: "docs.id", data_bindings: BINDINGS },
+        { dialect },
+      ).toOperationNode();
+      const Compiler = dialect === "mysql" ? MysqlQueryCompiler : SqliteQueryCompiler;
+      const root = SelectQueryNode.is(node) ? node : RawNode.createWithChild(node);
+      return new Compiler().compileQuery(root as never, { queryId: "q" } as never);
+    };
+    // SQLite
+    const Database = (await import("better-sqlite3")).default;
+    const lite = new Database(":memory:");
+    lite.exec(schema);
+    const compiled = compile("sqlite");
+    const rows = lite
+      .prepare(`SELECT id FROM docs WHERE ${compiled.sql} ORDER BY id`)
+      .all(...(compiled.parameters as unknown[])) as { id: string }[];
+    expect(rows.map((r) => r.id)).toEqual(["d1", "d2"]);
+    lite.close();
+    // MariaDB
+    const mysql = (await import("mysql2/promise")).default;
+    const connection = await mysql.createConnection({
+      host: "127.0.0.1",
+      user: "root",
+      multipleStatements: true,
+    });
+    const database = `polar_compose_${process.pid}`;
+    try {
+      await connection.query(`CREATE DATABASE ${database}; USE ${database}; ${schema}`);
+      const onMaria = compile("mysql");
+      const [found] = await connection.query(
+        `SELECT id FROM docs WHERE ${onMaria.sql} ORDER BY id`,
+        [...(onMaria.parameters as unknown[])],
+      );
+      expect((found as { id: string }[]).map((r) => r.id)).toEqual(["d1", "d2"]);
+    } finally {
+      await connection.query(`DROP DATABASE IF EXISTS ${database}`);
+      await connection.end();
+    }
+  });
+});
