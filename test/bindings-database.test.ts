@@ -419,7 +419,10 @@ describe.skipIf(!databaseUrl)("the bindings command on the PostgreSQL server", (
     expect((await run(["bindings", "check", "--policy", POLICY_PATH])).code).toBe(2);
     const dialect = await run(["bindings", "init", "--database-url", "x", "--dialect", "oracle"]);
     expect(dialect.code).toBe(2);
-    expect(dialect.err).toContain("unknown dialect `oracle`; expected `postgres`");
+    expect(dialect.err).toContain("unknown dialect `oracle`; use one of `postgres`");
+    const later = await run(["bindings", "init", "--database-url", "x", "--dialect", "sqlite"]);
+    expect(later.code).toBe(2);
+    expect(later.err).toContain("`bindings` cannot connect to sqlite yet; use one of `postgres`");
     const down = await run([
       "bindings",
       "init",

@@ -10,6 +10,7 @@
 import type { ExpressionWrapper, SqlBool } from "kysely";
 import { checkBindings } from "../bindings/check.js";
 import { DataBindingsError, parseDataBindings } from "../bindings/parse.js";
+import type { SqlSyntax } from "../bindings/query.js";
 import type { DataBindings } from "../bindings/types.js";
 import type { Program } from "../check/program.js";
 import { cachedPlan } from "../plan/plan.js";
@@ -89,14 +90,16 @@ const checkedCache = new WeakMap<Program, Map<string, DataBindings>>();
 export function bindingsFor(
   program: Program,
   text: string,
-  options: Pick<LocalOptions, "checkBindings"> = {},
+  options: Pick<LocalOptions, "checkBindings"> & { readonly syntax?: SqlSyntax } = {},
 ): DataBindings {
+  const syntax = options.syntax ?? "postgres";
+  const key = `${syntax}\u0000${text}`;
   if (options.checkBindings === false) {
-    const known = bindingsCache.get(text);
+    const known = bindingsCache.get(key);
     if (known) return known;
-    const parsed = parseDataBindings(text);
+    const parsed = parseDataBindings(text, { syntax });
     if (bindingsCache.size >= MAX_CACHED_BINDINGS) bindingsCache.clear();
-    bindingsCache.set(text, parsed);
+    bindingsCache.set(key, parsed);
     return parsed;
   }
   let cache = checkedCache.get(program);
@@ -104,17 +107,21 @@ export function bindingsFor(
     cache = new Map();
     checkedCache.set(program, cache);
   }
-  const known = cache.get(text);
+  const known = cache.get(key);
   if (known) return known;
-  const checked = checkBindings(program, text, { warnings: false });
+  const checked = checkBindings(program, text, { warnings: false, syntax });
   if (!checked.bindings) throw new DataBindingsError(checked.diagnostics, checked.source);
   if (cache.size >= MAX_CACHED_BINDINGS) cache.clear();
-  cache.set(text, checked.bindings);
+  cache.set(key, checked.bindings);
   return checked.bindings;
 }
 
-function dialectFor(options: LocalOptions): Dialect {
-  const name = options.dialect ?? DEFAULT_DIALECT;
+/** The option's dialect, else the body's `dialect` field, else PostgreSQL. */
+function dialectFor(
+  options: LocalOptions,
+  request: { readonly dialect?: string | undefined },
+): Dialect {
+  const name = options.dialect ?? request.dialect ?? DEFAULT_DIALECT;
   const dialect = dialectNamed(name);
   if (!dialect) {
     throw new LocalQueryError(`unknown dialect ${tick(String(name))}; use one of ${dialectList()}`);
@@ -127,11 +134,10 @@ function sql(
   bindings: DataBindings,
   question: LocalQuestion,
   options: LocalOptions,
+  dialect: Dialect,
 ) {
   const { dialect: _name, ...rest } = options;
-  return {
-    sql: localStatement(program, bindings, question, { ...rest, dialect: dialectFor(options) }).sql,
-  };
+  return { sql: localStatement(program, bindings, question, { ...rest, dialect }).sql };
 }
 
 /** The question's statement as a tree with its values as parameters, for composing. */
@@ -140,8 +146,8 @@ function tree(
   bindings: DataBindings,
   question: LocalQuestion,
   options: LocalOptions,
+  dialect: Dialect,
 ) {
-  const dialect = dialectFor(options);
   const plan = cachedPlan(program, bindings, question.goal);
   const { node, runtime } = lowerPlan(plan, bindings, question.params, question.shape, {
     dialect,
@@ -156,8 +162,13 @@ function tree(
 
 function authorizeParts(program: Program, body: AuthorizeQueryRequest, options: LocalOptions) {
   const request = parseBody(authorizeQueryRequestSchema, body);
+  const dialect = dialectFor(options, request);
   return {
-    bindings: bindingsFor(program, request.data_bindings, options),
+    dialect,
+    bindings: bindingsFor(program, request.data_bindings, {
+      ...options,
+      syntax: dialect.name as SqlSyntax,
+    }),
     question: authorizeQuestion(program, request.query),
   };
 }
@@ -174,8 +185,8 @@ export function authorizeQuery(
   body: AuthorizeQueryRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question } = authorizeParts(program, body, options);
-  return sql(program, bindings, question, options);
+  const { bindings, question, dialect } = authorizeParts(program, body, options);
+  return sql(program, bindings, question, options, dialect);
 }
 
 /**
@@ -188,16 +199,21 @@ export function authorizeQueryExpression(
   body: AuthorizeQueryRequest,
   options: LocalOptions = {},
 ): ExpressionWrapper<never, never, { allowed: boolean }> {
-  const { bindings, question } = authorizeParts(program, body, options);
-  return subquery(tree(program, bindings, question, options));
+  const { bindings, question, dialect } = authorizeParts(program, body, options);
+  return subquery(tree(program, bindings, question, options, dialect));
 }
 
 // ---------------------------------------------------------------- actions_query
 
 function actionsParts(program: Program, body: ActionsQueryRequest, options: LocalOptions) {
   const request = parseBody(actionsQueryRequestSchema, body);
+  const dialect = dialectFor(options, request);
   return {
-    bindings: bindingsFor(program, request.data_bindings, options),
+    dialect,
+    bindings: bindingsFor(program, request.data_bindings, {
+      ...options,
+      syntax: dialect.name as SqlSyntax,
+    }),
     question: actionsQuestion(program, request.query),
   };
 }
@@ -214,8 +230,8 @@ export function actionsQuery(
   body: ActionsQueryRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question } = actionsParts(program, body, options);
-  return sql(program, bindings, question, options);
+  const { bindings, question, dialect } = actionsParts(program, body, options);
+  return sql(program, bindings, question, options, dialect);
 }
 
 /** The `actions_query` statement as a Kysely subquery (column `actions`). */
@@ -224,16 +240,21 @@ export function actionsQueryExpression(
   body: ActionsQueryRequest,
   options: LocalOptions = {},
 ): ExpressionWrapper<never, never, { actions: string }> {
-  const { bindings, question } = actionsParts(program, body, options);
-  return subquery(tree(program, bindings, question, options));
+  const { bindings, question, dialect } = actionsParts(program, body, options);
+  return subquery(tree(program, bindings, question, options, dialect));
 }
 
 // ---------------------------------------------------------------- list_query
 
 function listParts(program: Program, body: ListQueryRequest, options: LocalOptions) {
   const request = parseBody(listQueryRequestSchema, body);
+  const dialect = dialectFor(options, request);
   return {
-    bindings: bindingsFor(program, request.data_bindings, options),
+    dialect,
+    bindings: bindingsFor(program, request.data_bindings, {
+      ...options,
+      syntax: dialect.name as SqlSyntax,
+    }),
     question: listQuestion(program, request.query, request.column),
   };
 }
@@ -250,8 +271,8 @@ export function listQuery(
   body: ListQueryRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question } = listParts(program, body, options);
-  return sql(program, bindings, question, options);
+  const { bindings, question, dialect } = listParts(program, body, options);
+  return sql(program, bindings, question, options, dialect);
 }
 
 /**
@@ -264,16 +285,24 @@ export function listQueryExpression(
   body: ListQueryRequest,
   options: LocalOptions = {},
 ): ExpressionWrapper<never, never, SqlBool> {
-  const { bindings, question } = listParts(program, body, options);
-  return condition(tree(program, bindings, question, options));
+  const { bindings, question, dialect } = listParts(program, body, options);
+  return condition(tree(program, bindings, question, options, dialect));
 }
 
 // ---------------------------------------------------------------- evaluate_query_local
 
 function evaluateParts(program: Program, body: EvaluateQueryLocalRequest, options: LocalOptions) {
   const request = parseBody(evaluateQueryLocalRequestSchema, body);
-  const bindings = bindingsFor(program, request.data_bindings, options);
-  return { bindings, question: evaluateQuestion(program, bindings, request.query, request.mode) };
+  const dialect = dialectFor(options, request);
+  const bindings = bindingsFor(program, request.data_bindings, {
+    ...options,
+    syntax: dialect.name as SqlSyntax,
+  });
+  return {
+    dialect,
+    bindings,
+    question: evaluateQuestion(program, bindings, request.query, request.mode),
+  };
 }
 
 /**
@@ -288,8 +317,8 @@ export function evaluateQueryLocal(
   body: EvaluateQueryLocalRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question } = evaluateParts(program, body, options);
-  return sql(program, bindings, question, options);
+  const { bindings, question, dialect } = evaluateParts(program, body, options);
+  return sql(program, bindings, question, options, dialect);
 }
 
 /**
@@ -303,8 +332,8 @@ export function evaluateQueryLocalExpression(
 ):
   | ExpressionWrapper<never, never, Record<string, unknown>>
   | ExpressionWrapper<never, never, SqlBool> {
-  const { bindings, question } = evaluateParts(program, body, options);
-  const node = tree(program, bindings, question, options);
+  const { bindings, question, dialect } = evaluateParts(program, body, options);
+  const node = tree(program, bindings, question, options, dialect);
   if (question.shape.kind === "filter") return condition(node);
   return subquery<Record<string, unknown>>(node);
 }

@@ -60,21 +60,29 @@ export const querySchema = z.object({
 });
 
 const dataBindings = z.string();
+/**
+ * The engine the SQL is for (`postgres` when absent); checked against the known dialects by
+ * the local functions, whose message names the allowed values (docs/dialects.md).
+ */
+const dialect = z.string().optional();
 
 export const authorizeQueryRequestSchema = z.object({
   query: authorizeBodySchema,
   data_bindings: dataBindings,
+  dialect,
 });
 
 export const actionsQueryRequestSchema = z.object({
   query: actionsBodySchema,
   data_bindings: dataBindings,
+  dialect,
 });
 
 export const listQueryRequestSchema = z.object({
   query: listBodySchema,
   column: z.string().min(1),
   data_bindings: dataBindings,
+  dialect,
 });
 
 export const localModeSchema = z.discriminatedUnion("mode", [
@@ -92,6 +100,7 @@ export const localModeSchema = z.discriminatedUnion("mode", [
 export const evaluateQueryLocalRequestSchema = z.object({
   query: querySchema,
   data_bindings: dataBindings,
+  dialect,
   mode: localModeSchema,
 });
 

@@ -22,7 +22,7 @@ import {
   policyUse,
   slotArg,
 } from "./policy-use.js";
-import { plainScan, selectListWidth } from "./query.js";
+import { plainScan, type SqlSyntax, selectListWidth } from "./query.js";
 import { formatSlot } from "./signature.js";
 import { signatureParts } from "./signature-parts.js";
 import type { Binding, DataBindings } from "./types.js";
@@ -37,6 +37,8 @@ export interface CheckBindingsOptions {
   readonly central?: CentralFacts;
   /** False: report errors only, skipping the checks that can only warn; default true. */
   readonly warnings?: boolean;
+  /** The SQL syntax of the binding queries (the application's engine); default `postgres`. */
+  readonly syntax?: SqlSyntax;
 }
 
 export interface BindingsCheck {
@@ -65,6 +67,7 @@ export function checkBindings(
 ): BindingsCheck {
   const read = readDataBindings(bindingsText, {
     ...(options.fileName !== undefined && { fileName: options.fileName }),
+    ...(options.syntax !== undefined && { syntax: options.syntax }),
   });
   const diagnostics = [...read.diagnostics];
   const context: Context = { read, diagnostics };
@@ -109,7 +112,7 @@ export function columnSlots(binding: Binding): number {
 }
 
 function checkColumnCount(context: Context, binding: Binding, location: BindingLocation): void {
-  const width = selectListWidth(binding.query);
+  const width = selectListWidth(binding.query, context.read.data.syntax);
   const expected = columnSlots(binding);
   if (width === null || width.columns === expected) return;
   const span = spanInScalar(
@@ -293,7 +296,7 @@ function checkKeys(context: Context): void {
   if (context.read.locations.keys.size === 0) return;
   const scanned = new Set(
     context.read.data.bindings.flatMap((binding) => {
-      const scan = binding.scan ?? plainScan(binding.query);
+      const scan = binding.scan ?? plainScan(binding.query, context.read.data.syntax);
       return scan ? [scan.tableName] : [];
     }),
   );

@@ -9,7 +9,7 @@ import { isAbstractType, isPrimitiveType } from "../core/value.js";
 import { type Diagnostic, type DiagnosticCode, error, tick } from "../source/diagnostic.js";
 import { formatDiagnosticLine } from "../source/format.js";
 import { positionOf, type SourceFile, type Span } from "../source/source.js";
-import { checkBindingQuery, plainScan, tableName } from "./query.js";
+import { checkBindingQuery, plainScan, type SqlSyntax, tableName } from "./query.js";
 import { bindingBodySchema, dataBindingsDocumentSchema } from "./schema.js";
 import { formatSignature, isPolarName, parseSignature } from "./signature.js";
 import { normalizeSqlType } from "./sql-type.js";
@@ -18,6 +18,8 @@ import type { Binding, DataBindings } from "./types.js";
 export interface ParseDataBindingsOptions {
   /** File name used in spans and messages; default `data_bindings`. */
   readonly fileName?: string;
+  /** The SQL syntax of the binding queries (the application's engine); default `postgres`. */
+  readonly syntax?: SqlSyntax;
 }
 
 /**
@@ -81,6 +83,7 @@ interface Context {
   readonly doc: Document;
   readonly source: SourceFile;
   readonly diagnostics: Diagnostic[];
+  readonly syntax: SqlSyntax;
 }
 
 interface Read {
@@ -205,14 +208,14 @@ function readFacts(context: Context, facts: YAMLMap): Read {
     seen.add(signature);
     const body = bindingBodySchema.safeParse(toJS(context, pair.value));
     if (!body.success) continue; // reported by the shape check
-    const query = checkBindingQuery(body.data.query);
+    const query = checkBindingQuery(body.data.query, context.syntax);
     if (query.kind === "error") {
       report(context, `query of binding ${tick(signature)} ${query.problem}`, pair.key);
       continue;
     }
     const { line } = positionOf(context.source, spanOf(context, pair.key).start);
     const { predicate, slots } = parsed;
-    const scan = plainScan(query.query);
+    const scan = plainScan(query.query, context.syntax);
     const columns = slots.filter((slot) => slot.kind === "column").length;
     const fits = scan !== null && scan.items.length === columns;
     bindings.push({
@@ -270,7 +273,7 @@ function readKeys(
   const read = new Map<string, readonly string[]>();
   for (const pair of keys.items) {
     const table = keyText(context, pair.key);
-    const name = tableName(table);
+    const name = tableName(table, context.syntax);
     const value = toJS(context, pair.value);
     const columns = typeof value === "string" ? [value] : Array.isArray(value) ? value : null;
     if (name === null) {
@@ -280,7 +283,7 @@ function readKeys(
       report(context, `duplicate table ${tick(table)} in \`keys\``, pair.key);
     } else if (columns?.every((column) => typeof column === "string")) {
       const names = columns.map((column) => {
-        const canonical = tableName(column);
+        const canonical = tableName(column, context.syntax);
         // A column is one name, not `table.column`.
         return canonical !== null && JSON.parse(canonical).length === 1 ? canonical : null;
       });
@@ -313,7 +316,8 @@ export function readDataBindings(
 ): BindingsRead {
   const source: SourceFile = { name: options.fileName ?? "data_bindings", text: yamlText };
   const doc = parseDocument(yamlText, { uniqueKeys: false, prettyErrors: false });
-  const context: Context = { doc, source, diagnostics: [] };
+  const syntax = options.syntax ?? "postgres";
+  const context: Context = { doc, source, diagnostics: [], syntax };
   const sqlTypeSpans = new Map<string, Span>();
   const keySpans = new Map<string, Span>();
   let facts: Read = { bindings: [], locations: [] };
@@ -324,7 +328,7 @@ export function readDataBindings(
     context.diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
     return {
       source,
-      data: { bindings: facts.bindings, sqlTypes, keys },
+      data: { bindings: facts.bindings, sqlTypes, keys, ...(syntax !== "postgres" && { syntax }) },
       locations: {
         facts: factsKey,
         bindings: facts.locations,

@@ -5,7 +5,17 @@
  * strings (`$tag$…$tag$`) and comments (`--…`, nested `/* … *\/`), so that `;`, parentheses
  * and `$1` are only seen where PostgreSQL would see them. Plain `'…'` strings are read with
  * `standard_conforming_strings` on (the default since PostgreSQL 9.1).
+ *
+ * Bindings written for another engine are read in its syntax (docs/dialects.md):
+ * - `mysql` (MySQL, MariaDB): `'…'` and `"…"` are strings with backslash escapes and doubled
+ *   quotes, `` `…` `` identifiers, `#` and `-- ` comments (`--` only before a space), block
+ *   comments that do not nest, `?` parameters;
+ * - `sqlite`: `'…'` strings, `"…"`, `` `…` `` and `[…]` identifiers, `--` and non-nesting
+ *   block comments, `?`, `?1`, `:name`, `@name` and `$name` parameters.
  */
+
+/** The SQL syntax binding queries are written in: the application's engine. */
+export type SqlSyntax = "postgres" | "mysql" | "sqlite";
 
 export type QueryCheck =
   /** `query` is the text to paste: trailing whitespace and `;` removed. */
@@ -68,7 +78,8 @@ function closeBlockComment(text: string, at: number): number {
   return -1;
 }
 
-function scanSql(text: string): Scan {
+function scanSql(text: string, syntax: SqlSyntax = "postgres"): Scan {
+  if (syntax !== "postgres") return scanOther(text, syntax);
   const tokens: Token[] = [];
   const lineComments: [number, number][] = [];
   let i = 0;
@@ -124,6 +135,62 @@ function scanSql(text: string): Scan {
   return { tokens, lineComments };
 }
 
+const MYSQL_PARAMETER = /\?/y;
+const SQLITE_PARAMETER = /\?[0-9]*|[:@$][A-Za-z_][A-Za-z0-9_]*/y;
+
+/** The tokens of MySQL or SQLite text (see the header). */
+function scanOther(text: string, syntax: "mysql" | "sqlite"): Scan {
+  const tokens: Token[] = [];
+  const lineComments: [number, number][] = [];
+  const mysql = syntax === "mysql";
+  let i = 0;
+  const unterminated = (what: string): Scan => ({ tokens, lineComments, unterminated: what });
+  const lineComment = (start: number) => {
+    const newline = text.slice(start).search(/[\r\n]/);
+    i = newline === -1 ? text.length : start + newline;
+    lineComments.push([start, i]);
+  };
+  while (i < text.length) {
+    const char = text[i]!;
+    const start = i;
+    const dashes = text.startsWith("--", i) && (!mysql || /^--(?:\s|$)/.test(text.slice(i, i + 3)));
+    if (/\s/.test(char)) {
+      i++;
+    } else if (dashes || (mysql && char === "#")) {
+      lineComment(start);
+    } else if (text.startsWith("/*", i)) {
+      const close = text.indexOf("*/", i + 2);
+      if (close === -1) return unterminated("block comment");
+      i = close + 2;
+    } else if (char === "'" || (mysql && char === '"')) {
+      i = closeQuote(text, i, char, mysql);
+      if (i === -1) return unterminated("string literal");
+      tokens.push({ kind: "literal", text: text.slice(start, i), start });
+    } else if (char === "`" || (!mysql && (char === '"' || char === "["))) {
+      i = char === "[" ? text.indexOf("]", i) + 1 || -1 : closeQuote(text, i, char, false);
+      if (i === -1) return unterminated("quoted identifier");
+      tokens.push({ kind: "literal", text: text.slice(start, i), start });
+    } else if (
+      char === "?" ||
+      (!mysql && /[:@$]/.test(char) && /[A-Za-z_]/.test(text[i + 1] ?? ""))
+    ) {
+      const parameter = matchAt(mysql ? MYSQL_PARAMETER : SQLITE_PARAMETER, text, i)!;
+      i += parameter.length;
+      tokens.push({ kind: "parameter", text: parameter, start });
+    } else if (WORD_START.test(char)) {
+      i += 1 + matchAt(WORD_REST, text, i + 1)!.length;
+      tokens.push({ kind: "word", text: text.slice(start, i), start });
+    } else if (/[0-9]/.test(char) || (char === "." && /[0-9]/.test(text[i + 1] ?? ""))) {
+      i += matchAt(NUMBER, text, i)!.length;
+      tokens.push({ kind: "literal", text: text.slice(start, i), start });
+    } else {
+      i++;
+      tokens.push({ kind: "punct", text: char, start });
+    }
+  }
+  return { tokens, lineComments };
+}
+
 function isPunct(token: Token | undefined, text: string): boolean {
   return token?.kind === "punct" && token.text === text;
 }
@@ -143,8 +210,8 @@ function parenthesesBalance(tokens: readonly Token[]): boolean {
  *   checkBindingQuery("SELECT id FROM t;\n")      // { kind: "query", query: "SELECT id FROM t" }
  *   checkBindingQuery("SELECT 1; DELETE FROM t") // { kind: "error", problem: "must be one statement; …" }
  */
-export function checkBindingQuery(text: string): QueryCheck {
-  const scan = scanSql(text);
+export function checkBindingQuery(text: string, syntax: SqlSyntax = "postgres"): QueryCheck {
+  const scan = scanSql(text, syntax);
   if (scan.unterminated)
     return { kind: "error", problem: `has an unterminated ${scan.unterminated}` };
   let end = scan.tokens.length;
@@ -202,11 +269,13 @@ function isWord(token: Token | undefined, word: string): boolean {
 }
 
 /** The name an identifier token stands for: unquoted folded to lower case, quoted as written. */
-function identifierName(token: Token | undefined): string | null {
+function identifierName(token: Token | undefined, syntax: SqlSyntax): string | null {
   if (token?.kind === "word") return token.text.toLowerCase();
-  if (token?.kind === "literal" && token.text.startsWith('"') && token.text.length > 2) {
-    return token.text.slice(1, -1).replaceAll('""', '"');
-  }
+  if (token?.kind !== "literal" || token.text.length <= 2) return null;
+  const open = token.text[0]!;
+  if (open === "`") return token.text.slice(1, -1).replaceAll("``", "`");
+  if (open === '"' && syntax !== "mysql") return token.text.slice(1, -1).replaceAll('""', '"');
+  if (open === "[" && syntax === "sqlite") return token.text.slice(1, -1);
   return null;
 }
 
@@ -214,11 +283,12 @@ function identifierName(token: Token | undefined): string | null {
 function qualifiedName(
   tokens: readonly Token[],
   at: number,
+  syntax: SqlSyntax,
 ): { name: string; next: number } | null {
-  const first = identifierName(tokens[at]);
+  const first = identifierName(tokens[at], syntax);
   if (first === null) return null;
   if (!isPunct(tokens[at + 1], ".")) return { name: JSON.stringify([first]), next: at + 1 };
-  const second = identifierName(tokens[at + 2]);
+  const second = identifierName(tokens[at + 2], syntax);
   if (second === null) return null;
   return { name: JSON.stringify([first, second]), next: at + 3 };
 }
@@ -243,10 +313,10 @@ export interface PlainScan {
  *
  *   tableName("public.Docs") === tableName('public."docs"') // true
  */
-export function tableName(text: string): string | null {
-  const { tokens, unterminated } = scanSql(text);
+export function tableName(text: string, syntax: SqlSyntax = "postgres"): string | null {
+  const { tokens, unterminated } = scanSql(text, syntax);
   if (unterminated) return null;
-  const name = qualifiedName(tokens, 0);
+  const name = qualifiedName(tokens, 0, syntax);
   return name && name.next === tokens.length ? name.name : null;
 }
 
@@ -258,8 +328,8 @@ export function tableName(text: string): string | null {
  *   plainScan("SELECT id, org_id FROM docs WHERE NOT archived")
  *   // { table: "docs", items: ["id", "org_id"], columns: ['["id"]', '["org_id"]'], conditions: ["NOT archived"], … }
  */
-export function plainScan(query: string): PlainScan | null {
-  const { tokens, unterminated } = scanSql(query);
+export function plainScan(query: string, syntax: SqlSyntax = "postgres"): PlainScan | null {
+  const { tokens, unterminated } = scanSql(query, syntax);
   if (unterminated || !isWord(tokens[0], "select")) return null;
   if (isWord(tokens[1], "distinct") || isWord(tokens[1], "all")) return null;
   const items: string[] = [];
@@ -279,13 +349,13 @@ export function plainScan(query: string): PlainScan | null {
     const last = tokens[i - 1]!;
     if (isPunct(last, "*")) return null; // `*` and `t.*` stand for several columns
     items.push(item);
-    const bare = i === itemStart + 1 ? identifierName(tokens[itemStart]) : null;
+    const bare = i === itemStart + 1 ? identifierName(tokens[itemStart], syntax) : null;
     columns.push(bare === null ? null : JSON.stringify([bare]));
     itemStart = i + 1;
     if (isWord(token, "from")) from = i;
   }
   if (from < 0) return null;
-  const table = qualifiedName(tokens, from + 1);
+  const table = qualifiedName(tokens, from + 1, syntax);
   if (!table) return null;
   const tableText = query.slice(
     tokens[from + 1]!.start,
@@ -345,8 +415,11 @@ export interface SelectListWidth {
  *   selectListWidth("SELECT id, org_id FROM repos")   // { columns: 2, items: [[7, 9], [11, 17]], start: 7, end: 17 }
  *   selectListWidth("SELECT * FROM repos")            // null
  */
-export function selectListWidth(query: string): SelectListWidth | null {
-  const { tokens, unterminated } = scanSql(query);
+export function selectListWidth(
+  query: string,
+  syntax: SqlSyntax = "postgres",
+): SelectListWidth | null {
+  const { tokens, unterminated } = scanSql(query, syntax);
   if (unterminated) return null;
   if (isWord(tokens[0], "values")) return valuesWidth(query, tokens);
   if (!isWord(tokens[0], "select")) return null;

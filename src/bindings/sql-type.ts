@@ -16,10 +16,13 @@ export type SqlTypeFamily =
   /** Quoted; PostgreSQL parses the literal as the column's type. */
   | "other";
 
-const SQL_TYPE_SHAPE = /^[a-z][a-z0-9_]*(?: [a-z][a-z0-9_]*)*(?:\((\d+)(?:, ?(\d+))?\))?$/;
+const SQL_TYPE_SHAPE =
+  /^[a-z][a-z0-9_]*(?: [a-z][a-z0-9_]*)*(?:\((\d+)(?:, ?(\d+))?\))?(?: (?:un)?signed| zerofill)*$/;
 const MAX_SQL_TYPE_LENGTH = 100;
 
 const INTEGER_TYPES = new Set([
+  "tinyint",
+  "mediumint",
   "smallint",
   "int",
   "integer",
@@ -50,7 +53,7 @@ export function normalizeSqlType(name: string): string | null {
     .replace(/\s+/g, " ")
     .replace(/ ?\( ?/, "(")
     .replace(/ ?, ?/, ", ")
-    .replace(/ ?\)$/, ")");
+    .replace(/ ?\)/, ")");
   if (normalized.length > MAX_SQL_TYPE_LENGTH || !SQL_TYPE_SHAPE.test(normalized)) return null;
   return normalized === "string" ? "text" : normalized;
 }
@@ -58,7 +61,9 @@ export function normalizeSqlType(name: string): string | null {
 /** The type name without `(n)` modifiers: `varchar(20)` → `varchar`. Input must be normalized. */
 function baseName(normalized: string): string {
   const paren = normalized.indexOf("(");
-  return paren === -1 ? normalized : normalized.slice(0, paren);
+  const base = paren === -1 ? normalized : normalized.slice(0, paren);
+  // MySQL's attributes of integer types: `int unsigned`, `bigint(20) unsigned zerofill`.
+  return base.replace(/(?: (?:un)?signed| zerofill)+$/, "");
 }
 
 /**

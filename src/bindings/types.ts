@@ -1,5 +1,5 @@
 /** Parsed data bindings: which facts live in the caller's database and how to SELECT them. */
-import type { PlainScan } from "./query.js";
+import type { PlainScan, SqlSyntax } from "./query.js";
 
 /** One argument slot of a binding signature. */
 export type BindingSlot =
@@ -39,4 +39,6 @@ export interface DataBindings {
    * joins on its key read the same row, so they are read as one scan.
    */
   readonly keys: ReadonlyMap<string, readonly string[]>;
+  /** The SQL syntax the binding queries were read in; `postgres` when absent. */
+  readonly syntax?: SqlSyntax;
 }

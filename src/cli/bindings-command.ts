@@ -12,6 +12,7 @@ import type { Program } from "../check/program.js";
 import { isDialectName, openDatabase } from "../database/open.js";
 import { type DatabaseSession, DIALECTS, type DialectName } from "../database/types.js";
 import { inMemoryCentralFacts } from "../plan/resolve/central-facts.js";
+import { dialectNamed } from "../print/registry.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import { formatDiagnostic } from "../source/format.js";
 import { positionOf, type SourceFile } from "../source/source.js";
@@ -128,9 +129,12 @@ async function withDatabase<T>(work: () => Promise<T>): Promise<T> {
 function dialectOf(values: Values): DialectName {
   const dialect = values.dialect ?? "postgres";
   if (isDialectName(dialect)) return dialect;
-  throw usage(
-    `unknown dialect \`${dialect}\`; expected ${DIALECTS.map((d) => `\`${d}\``).join(", ")}`,
-  );
+  const allowed = DIALECTS.map((d) => `\`${d}\``).join(", ");
+  // `sql --dialect` prints SQL for more engines than these commands can connect to.
+  if (dialectNamed(dialect)) {
+    throw usage(`\`bindings\` cannot connect to ${dialect} yet; use one of ${allowed}`);
+  }
+  throw usage(`unknown dialect \`${dialect}\`; use one of ${allowed}`);
 }
 
 async function connect(url: string, dialect: DialectName): Promise<DatabaseSession> {

@@ -17,6 +17,7 @@ import { checkPolicy } from "../check/check.js";
 import { checkFact } from "../check/facts.js";
 import type { Program } from "../check/program.js";
 import type { GroundFact } from "../core/value.js";
+import { DEFAULT_DIALECT, type DialectName, dialectList, dialectNamed } from "../print/registry.js";
 import { formatDiagnostic } from "../source/format.js";
 import type { SourceFile } from "../source/source.js";
 import { didYouMean } from "../source/suggest.js";
@@ -32,7 +33,7 @@ import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readSources } from "./io.
 
 export const SQL_HELP = `usage: polar-sql sql <question> --policy <files...> --bindings <file> [options]
 
-Compiles one local-authorization question into PostgreSQL and prints it, as the
+Compiles one local-authorization question into SQL and prints it, as the
 /authorize_query, /actions_query, /list_query and /evaluate_query_local endpoints would.
 
 questions and their flags:
@@ -47,6 +48,8 @@ options:
   --body <file>         the endpoint's JSON request body instead of the flags above
   --facts <file>        central facts (JSON array of {"predicate", "args": [{"type","id"}]})
                         that the SQL inlines
+  --dialect <name>      postgres (default), mysql (MySQL 8, MariaDB 10.6+) or sqlite
+                        (3.35+); see docs/dialects.md
   --help                show this help
 
 examples:
@@ -121,10 +124,12 @@ async function compile(args: readonly string[], io: CliIo): Promise<string> {
   const present = { ...values, policy: policyFiles.length > 0 ? policyFiles : undefined };
   const required = values.body === undefined ? ["bindings", ...QUESTION_FLAGS[question]] : [];
   requireOptions(present, ["policy", ...required], question);
+  dialectOf(values.dialect);
   const { program } = await loadPolicyFiles(policyFiles, io);
+  const dialect = dialectOf(values.dialect);
   const options: LocalOptions = values.facts
-    ? { central: centralFacts(program, await readFacts(values.facts)) }
-    : {};
+    ? { dialect, central: centralFacts(program, await readFacts(values.facts)) }
+    : { dialect };
   const bindings = values.bindings === undefined ? undefined : await readText(values.bindings);
   // The compiler validates the body (from flags or the file) as the HTTP endpoint does.
   const body = (
@@ -163,8 +168,16 @@ export const SQL_SPEC = {
     resource: { type: "string" },
     "resource-type": { type: "string" },
     column: { type: "string" },
+    dialect: { type: "string" },
   },
 } as const satisfies CommandSpec;
+
+/** The `--dialect` value; an unknown name is a usage error (exit 2) naming the allowed ones. */
+function dialectOf(name: string | undefined): DialectName {
+  if (name === undefined) return DEFAULT_DIALECT;
+  if (!dialectNamed(name)) throw usage(`unknown dialect \`${name}\`; use one of ${dialectList()}`);
+  return name as DialectName;
+}
 
 /** The flags each question needs when it is not given as `--body`. */
 const QUESTION_FLAGS: Readonly<Record<Question, readonly (keyof Values & string)[]>> = {

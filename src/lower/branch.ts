@@ -16,7 +16,7 @@ import type {
   Term,
 } from "../plan/ir.js";
 import { argColumn, termType } from "../plan/ir.js";
-import { aliasName, type Lowering } from "./context.js";
+import { aliasName, type Lowering, sqlTypeOf } from "./context.js";
 import { cteHoldsText } from "./cte-types.js";
 import {
   aliased,
@@ -45,10 +45,6 @@ import {
   untypedKeys,
   untypedMember,
 } from "./untyped-ids.js";
-
-function sqlTypeOf(lowering: Lowering, type: string): string | undefined {
-  return lowering.bindings.sqlTypes.get(type);
-}
 
 /** `CAST(NULL AS <type>)`: no value, of a Polar type. */
 export function typedNull(lowering: Lowering, type: string): OperationNode {
@@ -92,8 +88,9 @@ export function cteValueNode(lowering: Lowering, output: Output, column: CteColu
   const node = termNode(lowering, output);
   const declared = sqlTypeOf(lowering, column.type);
   const keep =
-    output.kind === "null" ||
-    (declared === undefined && !isPrimitiveType(column.type) && output.kind !== "literal");
+    !lowering.rules.castsRecursiveColumns &&
+    (output.kind === "null" ||
+      (declared === undefined && !isPrimitiveType(column.type) && output.kind !== "literal"));
   return keep ? node : cast(node, lowering.rules.castType(column.type, declared));
 }
 
@@ -136,7 +133,8 @@ function compareNode(
   const { op, left, right } = condition;
   const type = termType(left);
   const nodeOf = (term: Term) => termNode(lowering, term);
-  const plain = () => lowering.rules.compare(op, nodeOf(left), nodeOf(right), type);
+  const sqlType = sqlTypeOf(lowering, type);
+  const plain = () => lowering.rules.compare(op, nodeOf(left), nodeOf(right), type, sqlType);
   if ((op !== "=" && op !== "!=") || !untypedIds(lowering, type)) return plain();
   // A column of unknown type: not a value, not a column of rows known here (typed text).
   const unknownType = (term: Term) =>
@@ -150,7 +148,7 @@ function compareNode(
     if (id !== null) {
       if (comparesUntyped(lowering, id)) return plain();
       const text = textOf(lowering, termNode(lowering, mine));
-      return lowering.rules.compare(op, text, termNode(lowering, other), type);
+      return lowering.rules.compare(op, text, termNode(lowering, other), type, sqlType);
     }
     if (other.kind !== "column" || !readsKnownRows(other, known)) continue;
     const join = lowering.rules.compare(
@@ -158,6 +156,7 @@ function compareNode(
       textOf(lowering, termNode(lowering, mine)),
       termNode(lowering, other),
       type,
+      sqlType,
     );
     // The same keys as a list the column's index can serve (the join is on its text).
     const keys = op === "=" ? untypedKeys(lowering, known.get(other.alias)!, other.column) : null;
@@ -182,7 +181,9 @@ function memberNode(lowering: Lowering, condition: InCondition, known: KnownRows
   const type = termType(condition.term);
   const term = termNode(lowering, condition.term);
   const nodeOf = (value: Term) => termNode(lowering, value);
-  const plain = (values: readonly Term[]) => lowering.rules.member(term, values.map(nodeOf), type);
+  const sqlType = sqlTypeOf(lowering, type);
+  const plain = (values: readonly Term[]) =>
+    lowering.rules.member(term, values.map(nodeOf), type, sqlType);
   if (isPrimitiveType(type) || readsKnownRows(condition.term, known)) {
     return plain(condition.values);
   }
@@ -205,8 +206,8 @@ function memberNode(lowering: Lowering, condition: InCondition, known: KnownRows
     const text = textOf(lowering, term);
     parts.push(
       other.length === 1
-        ? lowering.rules.compare("=", text, nodeOf(other[0]!), type)
-        : lowering.rules.member(text, other.map(nodeOf), type),
+        ? lowering.rules.compare("=", text, nodeOf(other[0]!), type, sqlType)
+        : lowering.rules.member(text, other.map(nodeOf), type, sqlType),
     );
   }
   return parts.length === 1 ? parts[0]! : parens(OrNode.create(parts[0]!, parts[1]!));
@@ -232,6 +233,7 @@ function sourceNode(lowering: Lowering, ref: SourceRef): OperationNode {
       return aliased(union([all, ...rows], true), name);
     }
     case "cte":
+      lowering.cteReads.set(source.cte, (lowering.cteReads.get(source.cte) ?? 0) + 1);
       return tableAs(lowering.cteNames.get(source.cte)!, name);
     case "values":
       return lowering.rules.rowsTable(

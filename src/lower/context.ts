@@ -35,6 +35,8 @@ export interface Lowering {
   readonly bindingNames: ReadonlyMap<number, string>;
   readonly cteNames: ReadonlyMap<number, string>;
   readonly aliasPrefix: string;
+  /** How often the statement reads each recursive CTE (by plan index), counted while lowering. */
+  readonly cteReads: Map<number, number>;
 }
 
 export function createLowering(
@@ -65,6 +67,7 @@ export function createLowering(
     bindingNames,
     cteNames,
     aliasPrefix: clash ? prefix : "",
+    cteReads: new Map(),
   };
 }
 
@@ -116,3 +119,8 @@ function callerTexts(bindings: DataBindings): string {
 }
 
 const lowercased = new WeakMap<DataBindings, string>();
+
+/** The `sql_types` entry of a Polar type, if the bindings name one. */
+export function sqlTypeOf(lowering: Lowering, type: string): string | undefined {
+  return lowering.bindings.sqlTypes.get(type);
+}

@@ -35,6 +35,7 @@ import {
   union,
   unionOfParenthesized,
 } from "./nodes.js";
+import { joinedSteps } from "./step-union.js";
 import { type KnownRows, textOf, untypedIds } from "./untyped-ids.js";
 
 /** The statement's WITH clause; undefined when it reads no binding and no recursive CTE. */
@@ -127,6 +128,8 @@ function recursiveCte(
         joins: [JoinNode.create("LateralCrossJoin", stepTable)],
       }),
     ];
+  } else if (cte.steps.length > 1 && lowering.rules.recursion === "joined") {
+    steps = [joinedSteps(lowering, cte, name)];
   } else {
     steps = cte.steps.map((step) =>
       branchNode(lowering, step, outputsOf(step), { leading: [self], known }),

@@ -18,7 +18,7 @@ import type { DataBindings } from "../bindings/types.js";
 import type { Branch, Output, PlanOutput, Term } from "../plan/ir.js";
 import type { ResolvedPlan } from "../plan/resolve/resolve.js";
 import { branchNode, conditionNode, isTrivial, selectedNode, typedNull } from "./branch.js";
-import { createLowering, type Lowering, type Shape } from "./context.js";
+import { createLowering, type Lowering, type Shape, sqlTypeOf } from "./context.js";
 import { cteHoldsText } from "./cte-types.js";
 import { withPrefix } from "./ctes.js";
 import {
@@ -36,6 +36,7 @@ import {
 } from "./nodes.js";
 import type { LoweringRules } from "./rules.js";
 import { valueNode } from "./sql-value.js";
+import { UnsupportedConstructError } from "./step-union.js";
 import { textOf, untypedIds } from "./untyped-ids.js";
 
 export type { Shape } from "./context.js";
@@ -60,6 +61,25 @@ export function lowerStatement(
   rules: LoweringRules,
 ): Lowered {
   const lowering = createLowering(plan, outputs, bindings, shape, rules);
+  const lowered = lowerShape(lowering, shape);
+  checkRecursiveReads(lowering);
+  return lowered;
+}
+
+function checkRecursiveReads(lowering: Lowering): void {
+  const max = lowering.rules.maxRecursiveReads;
+  if (max === undefined) return;
+  const reads = [...lowering.cteReads.values()].reduce((sum, n) => sum + n, 0);
+  if (reads > max) {
+    throw new UnsupportedConstructError(
+      `the ${lowering.rules.name} dialect cannot run this question: it reads recursive ` +
+        `relations ${reads} times, and MariaDB plans more than ${max} such reads in ` +
+        "exponential time and memory (docs/dialects.md)",
+    );
+  }
+}
+
+function lowerShape(lowering: Lowering, shape: Shape): Lowered {
   switch (shape.kind) {
     case "exists":
       return { node: lowerExists(lowering, shape.column), callerNames: new Set() };
@@ -104,6 +124,10 @@ function lowerActions(lowering: Lowering): SelectQueryNode {
         : selectedNode(lowering, output, type);
     return branchNode(lowering, branch, [aliased(value, "actions")]);
   });
+  if (lowering.rules.distinctRows) {
+    const column = { name: "actions", type, sqlType: sqlTypeOf(lowering, type) };
+    return withPrefix(lowering, lowering.rules.distinctRows(union(parts, true), [column]));
+  }
   return withPrefix(
     lowering,
     select({
@@ -149,7 +173,8 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
     }
     return callerRow(unary("exists", branchNode(lowering, branch, [constant(1)])));
   });
-  return binary(caller(), "in", withPrefix(lowering, union(parts, true)));
+  const query = withPrefix(lowering, union(parts, true));
+  return lowering.rules.memberOfQuery(caller(), query, type, sqlTypeOf(lowering, type));
 }
 
 /** Branches whose output is a value or a column holding ids as text. */
@@ -233,6 +258,7 @@ function lowerSelect(lowering: Lowering, names: readonly string[]): SelectQueryN
       untypedIds(lowering, output.type) &&
       branches.some((branch) => writesText(lowering, branch, branch.outputs[i]!)),
   );
+  const exact = lowering.rules.distinctRows;
   const parts = branches.map((branch) =>
     branchNode(
       lowering,
@@ -242,9 +268,17 @@ function lowerSelect(lowering: Lowering, names: readonly string[]): SelectQueryN
         const text = asText[i] && output.kind === "column" && !writesText(lowering, branch, output);
         return aliased(text ? textOf(lowering, node) : node, names[i]!);
       }),
-      { distinct: branches.length === 1 },
+      { distinct: !exact && branches.length === 1 },
     ),
   );
+  if (exact) {
+    const columns = lowering.outputs.map((output, i) => ({
+      name: names[i]!,
+      type: output.type,
+      sqlType: sqlTypeOf(lowering, output.type),
+    }));
+    return withPrefix(lowering, exact(union(parts, true), columns));
+  }
   return withPrefix(lowering, union(parts, false));
 }
 
@@ -258,7 +292,7 @@ function lowerPage(lowering: Lowering, after: string, limit: string): SelectQuer
     distinct: true,
     selections: [aliased(rules.codePointOrder(id), "id")],
     from: [aliased(lowerSelect(lowering, ["c0"]), "x")],
-    where: rules.compare(">", id, afterValue, "String"),
+    where: rules.compare(">", id, afterValue, "String", undefined),
   });
   return Object.freeze({
     ...page,

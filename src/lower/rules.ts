@@ -3,7 +3,7 @@
  * engines. Each dialect in src/print implements these (docs/architecture.md, "Adding a
  * dialect"); nothing else in lowering knows which engine it writes for.
  */
-import type { OperationNode } from "kysely";
+import type { OperationNode, SelectQueryNode } from "kysely";
 import type { CompareOp } from "../core/value.js";
 
 export interface LoweringRules {
@@ -18,11 +18,41 @@ export interface LoweringRules {
    * `left op right` between values of Polar type `type` with the language's semantics: strings
    * equal only when identical, ordered by code point.
    */
-  compare(op: CompareOp, left: OperationNode, right: OperationNode, type: string): OperationNode;
+  compare(
+    op: CompareOp,
+    left: OperationNode,
+    right: OperationNode,
+    type: string,
+    sqlType: string | undefined,
+  ): OperationNode;
   /** The expression with its strings ordered by code point (for ORDER BY and comparisons). */
   codePointOrder(node: OperationNode): OperationNode;
   /** `term IN (values)` with the same exact equality as `compare`. */
-  member(term: OperationNode, values: readonly OperationNode[], type: string): OperationNode;
+  member(
+    term: OperationNode,
+    values: readonly OperationNode[],
+    type: string,
+    sqlType: string | undefined,
+  ): OperationNode;
+  /**
+   * `term IN (query)` with the same exact equality: a `list_query` fragment, whose `term` is
+   * the caller's column.
+   */
+  memberOfQuery(
+    term: OperationNode,
+    query: OperationNode,
+    type: string,
+    sqlType: string | undefined,
+  ): OperationNode;
+  /**
+   * The rows of `rows` (a UNION ALL with the named columns) without duplicates, compared
+   * exactly; absent where `SELECT DISTINCT` and `UNION` already compare exactly
+   * (docs/dialects.md: MySQL's default collations call `'a' = 'A '` equal).
+   */
+  readonly distinctRows?: (
+    rows: SelectQueryNode,
+    columns: readonly ExactColumn[],
+  ) => SelectQueryNode;
   /**
    * A derived table of rows known when printing, aliased `alias`, with columns `columns` (each
    * row's values carry their types).
@@ -35,9 +65,10 @@ export interface LoweringRules {
   /**
    * How a recursive CTE applies several steps to each new row: `lateral`, one recursive term
    * joining a LATERAL union (engines that allow one self reference); `branches`, one recursive
-   * SELECT per step.
+   * SELECT per step; `joined`, one recursive SELECT joining the union of the steps' bodies
+   * (src/lower/step-union.ts: MariaDB plans many recursive SELECTs in exponential time).
    */
-  readonly recursion: "lateral" | "branches";
+  readonly recursion: "lateral" | "branches" | "joined";
   /** Whether binding CTEs may say `NOT MATERIALIZED` (inline them into the statement). */
   readonly inlineHint: boolean;
   /**
@@ -52,4 +83,22 @@ export interface LoweringRules {
    * type) lists ids for the engine. Absent: lists stay `IN (…)`.
    */
   readonly arrayLiteral?: boolean;
+  /**
+   * Whether every value of a recursive CTE is cast to its column's type: engines that take a
+   * recursive CTE's column types from its seeds alone (MySQL) need it, or a longer value of a
+   * later step would not fit.
+   */
+  readonly castsRecursiveColumns: boolean;
+  /**
+   * The most reads of recursive CTEs a statement may hold, where the engine's planning cost
+   * grows exponentially with them (MariaDB; docs/dialects.md); unbounded when absent.
+   */
+  readonly maxRecursiveReads?: number;
+}
+
+/** A column of `distinctRows`: its name, Polar type and `sql_types` entry. */
+export interface ExactColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly sqlType: string | undefined;
 }

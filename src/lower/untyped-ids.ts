@@ -15,7 +15,7 @@
 import { FunctionNode, type OperationNode, OrNode, ParensNode } from "kysely";
 import { isPrimitiveType } from "../core/value.js";
 import type { Term, ValuesSource } from "../plan/ir.js";
-import type { Lowering } from "./context.js";
+import { type Lowering, sqlTypeOf } from "./context.js";
 import { binary, cast } from "./nodes.js";
 import { valueNode } from "./sql-value.js";
 
@@ -74,8 +74,8 @@ export function untypedMember(
   if (ids.length < ARRAY_FROM || !lowering.rules.arrayLiteral) {
     const nodes = values.map(nodeOf);
     return nodes.length === 1
-      ? lowering.rules.compare("=", node, nodes[0]!, type)
-      : lowering.rules.member(node, nodes, type);
+      ? lowering.rules.compare("=", node, nodes[0]!, type, sqlTypeOf(lowering, type))
+      : lowering.rules.member(node, nodes, type, sqlTypeOf(lowering, type));
   }
   // Canonical integers and uuids (`comparesUntyped`): no element needs quoting.
   const array = valueNode(

@@ -30,6 +30,11 @@ class ParameterValues extends OperationNodeTransformer {
     super();
   }
 
+  protected override transformCast(node: CastNode): CastNode {
+    const transformed = super.transformCast(node);
+    return (this.dialect.printedCast?.(transformed) ?? transformed) as CastNode;
+  }
+
   protected override transformValue(node: ValueNode): ValueNode {
     if (!isSqlValue(node.value)) return node;
     const { origin, sqlType, typed } = node.value;

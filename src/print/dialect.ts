@@ -4,7 +4,7 @@
  * each SQL type), and Kysely's query compiler for the engine, extended to print our values.
  * docs/architecture.md, "Adding a dialect", lists what a new one takes.
  */
-import type { DefaultQueryCompiler } from "kysely";
+import type { CastNode, DefaultQueryCompiler, OperationNode } from "kysely";
 import type { Value } from "../core/value.js";
 import type { LoweringRules } from "../lower/rules.js";
 
@@ -23,6 +23,11 @@ export interface Dialect extends LoweringRules {
   parameter(value: Value, sqlType: string | undefined): string;
   /** The SQL type a parameter holding values of Polar type `type` is cast to. */
   parameterType(type: string, sqlType: string | undefined): string;
+  /**
+   * What a cast the rules asked for prints as, where the engine has no `CAST` to that type
+   * (MySQL's `varbinary`); null prints the cast as it is.
+   */
+  printedCast?(node: CastNode): OperationNode | null;
   /** Kysely's query compiler class for the engine (quoting, placeholders). */
   readonly compiler: new () => DefaultQueryCompiler;
 }

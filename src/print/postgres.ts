@@ -62,6 +62,7 @@ export const postgres: Dialect = {
   // Ids of the usual id columns' types (docs/local-authorization.md, "Ids without sql_types").
   comparesUntyped: (id) =>
     (INT32_TEXT.test(id) && Math.abs(Number(id)) <= 2 ** 31 - 1) || UUID_TEXT.test(id),
+  castsRecursiveColumns: false,
 
   canWrite: (value, sqlType) => written(value, sqlType, false) !== null,
   literal: writable,
@@ -81,6 +82,7 @@ export const postgres: Dialect = {
   },
   codePointOrder: collateC,
   member: (term, values) => binary(term, "in", ValueListNode.create(values)),
+  memberOfQuery: (term, query) => binary(term, "in", query),
   rowsTable(alias, columns, rows) {
     const values = ValuesNode.create(rows.map((row) => ValueListNode.create(row)));
     return AliasNode.create(ParensNode.create(values), correlation(alias, columns));

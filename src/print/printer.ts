@@ -5,7 +5,13 @@
  * template.ts). Names we generate print bare (they are lowercase ASCII and never keywords);
  * names the caller chose print quoted. Each CTE starts a line of its own.
  */
-import type { DefaultQueryCompiler, OperationNode, RootOperationNode, WithNode } from "kysely";
+import type {
+  CastNode,
+  DefaultQueryCompiler,
+  OperationNode,
+  RootOperationNode,
+  WithNode,
+} from "kysely";
 import { RawNode, SelectQueryNode } from "kysely";
 import type { Value } from "../core/value.js";
 import { isSqlValue, type SqlValue } from "../lower/sql-value.js";
@@ -106,6 +112,12 @@ function printerClass(Base: CompilerClass): PrinterClass {
       else super.visitIdentifier(node);
     }
 
+    protected override visitCast(node: CastNode): void {
+      const printed = this.state.dialect.printedCast?.(node);
+      if (printed) this.visitNode(printed);
+      else super.visitCast(node);
+    }
+
     protected override visitWith(node: WithNode): void {
       this.append(node.recursive ? "with recursive\n  " : "with\n  ");
       this.compileList(node.expressions, ",\n  ");
@@ -125,6 +137,8 @@ declare class Hooks {
   protected compileList(nodes: readonly OperationNode[], separator?: string): void;
   protected visitIdentifier(node: { readonly name: string }): void;
   protected visitWith(node: WithNode): void;
+  protected visitCast(node: CastNode): void;
+  protected visitNode(node: OperationNode): void;
 }
 
 const printers = new WeakMap<CompilerClass, PrinterClass>();

@@ -1,8 +1,10 @@
 /** The dialects the compiler prints, by name: adding one is a file and a line here. */
 import type { Dialect } from "./dialect.js";
+import { mysql } from "./mysql.js";
 import { postgres } from "./postgres.js";
+import { sqlite } from "./sqlite.js";
 
-const DIALECTS = { postgres } as const satisfies Record<string, Dialect>;
+const DIALECTS = { postgres, mysql, sqlite } as const satisfies Record<string, Dialect>;
 
 export type DialectName = keyof typeof DIALECTS;
 export const DIALECT_NAMES = Object.keys(DIALECTS) as readonly DialectName[];

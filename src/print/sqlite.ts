@@ -1,0 +1,110 @@
+/**
+ * SQLite 3.35+ (docs/dialects.md, "SQLite"). Strings compare with the BINARY collation, made
+ * explicit (`… collate binary`) so that a column declared `COLLATE NOCASE` cannot make two
+ * ids equal; BINARY is byte order, which for UTF-8 is code point order. No LATERAL: one
+ * recursive SELECT per step (a compound recursive select, SQLite 3.34+). Binding CTEs may be
+ * `NOT MATERIALIZED` (3.35+). Strings are single-quoted with `'` doubled (SQLite reads no
+ * backslash escapes); a string holding a control character, NUL included, is written as
+ * `cast(x'…' as text)`.
+ */
+import {
+  BinaryOperationNode,
+  type OperationNode,
+  OperatorNode,
+  RawNode,
+  SqliteQueryCompiler,
+  ValueListNode,
+} from "kysely";
+import { binary } from "../lower/nodes.js";
+import type { Dialect } from "./dialect.js";
+import {
+  canWriteValue,
+  type LiteralSpelling,
+  literalOf,
+  parameterValue,
+  type ValueClass,
+  valueClass,
+} from "./engine-literal.js";
+import { selectedRows } from "./mysql.js";
+import { LiteralError } from "./postgres-literal.js";
+
+/** Kysely's SQLite compiler, refusing names SQLite cannot hold. */
+class SqliteCompiler extends SqliteQueryCompiler {
+  protected override sanitizeIdentifier(identifier: string): string {
+    if (identifier === "") throw new LiteralError("identifier is empty");
+    if (identifier.includes("\u0000")) throw new LiteralError("identifier contains U+0000");
+    return super.sanitizeIdentifier(identifier);
+  }
+}
+
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ *   sqliteString("it's")   // "'it''s'"
+ *   sqliteString("a\u0000") // "cast(x'6100' as text)"
+ */
+export function sqliteString(text: string): string {
+  if (CONTROL.test(text)) return `cast(x'${Buffer.from(text, "utf8").toString("hex")}' as text)`;
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+const spelling: LiteralSpelling = { engine: "SQLite", quote: sqliteString, holdsNul: true };
+
+function castOf(kind: ValueClass): string {
+  switch (kind) {
+    case "text":
+      return "text";
+    case "integer":
+    case "boolean":
+      return "integer";
+    case "decimal":
+      return "numeric";
+    default: {
+      const _never: never = kind;
+      return _never;
+    }
+  }
+}
+
+function castType(polarType: string, sqlType: string | undefined): string {
+  return castOf(valueClass(polarType, sqlType));
+}
+
+/** `node collate binary`: Kysely has collations on column definitions and ORDER BY only. */
+function collateBinary(node: OperationNode): OperationNode {
+  return RawNode.create(["", " collate binary"], [node]);
+}
+
+export const sqlite: Dialect = {
+  name: "sqlite",
+  compiler: SqliteCompiler,
+  recursion: "branches",
+  inlineHint: true,
+  castsRecursiveColumns: false,
+
+  canWrite: (value, sqlType) => canWriteValue(spelling, value, sqlType),
+  literal: (value, sqlType) => literalOf(spelling, value, sqlType),
+  parameter: (value, sqlType) => parameterValue(spelling, value, sqlType),
+  parameterType: castType,
+  castType,
+
+  compare(op, left, right, type, sqlType) {
+    const operator = op === "!=" ? "<>" : op;
+    const text = valueClass(type, sqlType) === "text";
+    return BinaryOperationNode.create(
+      left,
+      OperatorNode.create(operator as never),
+      text ? collateBinary(right) : right,
+    );
+  },
+  codePointOrder: collateBinary,
+  member(term, values, type, sqlType) {
+    const left = valueClass(type, sqlType) === "text" ? collateBinary(term) : term;
+    return binary(left, "in", ValueListNode.create(values));
+  },
+  memberOfQuery(term, query, type, sqlType) {
+    const left = valueClass(type, sqlType) === "text" ? collateBinary(term) : term;
+    return binary(left, "in", query);
+  },
+  rowsTable: selectedRows,
+};
