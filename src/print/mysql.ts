@@ -190,6 +190,9 @@ function semiJoinable(term: OperationNode, query: OperationNode): OperationNode 
   return clause ? Object.freeze({ ...outer, with: clause }) : outer;
 }
 
+/** A canonical 32-bit integer: a column of unknown type compares it exactly, as a number or as text. */
+const INT32_TEXT = /^(?:0|-?[1-9][0-9]{0,9})$/;
+
 export const mysql: Dialect = {
   name: "mysql",
   compiler: MysqlCompiler,
@@ -197,6 +200,10 @@ export const mysql: Dialect = {
   inlineHint: false,
   castsRecursiveColumns: true,
   maxRecursiveReads: 6,
+  // Only canonical integers: MySQL reads any other string met by a numeric column as a number
+  // (`'abc'` as 0, `'2x'` as 2), so such ids compare with the column's text
+  // (docs/dialects.md, "Ids without sql_types").
+  comparesUntyped: (id) => INT32_TEXT.test(id) && Math.abs(Number(id)) <= 2 ** 31 - 1,
 
   canWrite: (value, sqlType) => canWriteValue(spelling, value, sqlType),
   literal: (value, sqlType) => literalOf(spelling, value, sqlType),

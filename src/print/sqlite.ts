@@ -75,12 +75,21 @@ function collateBinary(node: OperationNode): OperationNode {
   return RawNode.create(["", " collate binary"], [node]);
 }
 
+/** A canonical integer, which a numeric column's value equals exactly when its text is the id. */
+const INTEGER_TEXT = /^(?:0|-?[1-9][0-9]{0,17})$/;
+/** Text SQLite reads as a number when it meets a numeric column (`' 2'`, `'1e3'`, `'02'`). */
+const NUMERIC_TEXT = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
+
 export const sqlite: Dialect = {
   name: "sqlite",
   compiler: SqliteCompiler,
   recursion: "branches",
   inlineHint: true,
   castsRecursiveColumns: false,
+  // An id compares directly unless a numeric column would read it as another number: text
+  // never equals a number, and a canonical integer equals only itself
+  // (docs/dialects.md, "Ids without sql_types").
+  comparesUntyped: (id) => INTEGER_TEXT.test(id) || !NUMERIC_TEXT.test(id),
 
   canWrite: (value, sqlType) => canWriteValue(spelling, value, sqlType),
   literal: (value, sqlType) => literalOf(spelling, value, sqlType),
