@@ -253,7 +253,11 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       const request = parseBody(authorizeResourcesBodySchema, body);
       const permitted = new Set<string>();
       const byType = new Map<string, string[]>();
-      for (const r of request.resources) byType.set(r.type, [...(byType.get(r.type) ?? []), r.id]);
+      for (const r of request.resources) {
+        const ids = byType.get(r.type);
+        if (ids) ids.push(r.id);
+        else byType.set(r.type, [r.id]);
+      }
       for (const [type, ids] of byType) {
         const query: EvaluateQuery = {
           predicate: ["allow", ["actor", "action", "resource"]],
