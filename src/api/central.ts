@@ -8,19 +8,21 @@ import { DataBindingsError } from "../bindings/parse.js";
 import type { DataBindings } from "../bindings/types.js";
 import { checkPolicy, PolicyError } from "../check/check.js";
 import type { Program } from "../check/program.js";
+import { BudgetExceeded } from "../core/budget.js";
 import { compareCodePoints, type GroundFact, INTEGER_MAX, type Value } from "../core/value.js";
 import { EvaluationError } from "../evaluate/errors.js";
-import { runTests } from "../evaluate/test-runner.js";
 import { PlanError } from "../plan/errors.js";
+import type { Plan } from "../plan/ir.js";
+import { PlanMissing, rememberPlan, withDeferredPlanning } from "../plan/plan.js";
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import { LiteralError } from "../print/postgres-literal.js";
-import { formatDiagnosticLine } from "../source/format.js";
 import { storeBindings } from "../store/bindings.js";
 import { countFacts, factsAfter, matchingFacts, readShapes } from "../store/facts.js";
 import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
 import { type CompatEndpoints, compatEndpoints } from "./compat.js";
 import { checkContextFacts } from "./context-facts.js";
 import { explainStored } from "./explain.js";
+import { budgetError, type Limits, resolveLimits } from "./limits.js";
 import {
   actionsQuery,
   authorizeQuery,
@@ -29,6 +31,7 @@ import {
   LocalQueryError,
   listQuery,
 } from "./local.js";
+import { createWorkerPool } from "./pool.js";
 import {
   actionsQuestion,
   authorizeQuestion,
@@ -54,6 +57,7 @@ import {
   parseBody,
   policyBodySchema,
 } from "./wire.js";
+import { type Outcome, performTask, type Task } from "./work.js";
 
 export const MIN_PAGE_SIZE = 10_000;
 
@@ -69,11 +73,20 @@ export interface ServiceOptions extends StoreOptions {
    * by default it is refused (400).
    */
   readonly allowUnpagedList?: boolean;
+  /** Limits of requests and policies over the defaults (docs/limits.md). */
+  readonly limits?: Partial<Limits>;
+  /**
+   * Worker threads for checking policies and planning questions off the event loop; 0 does
+   * that work in place (no deadline). Default: the cores less one, at least 1, at most 4.
+   */
+  readonly workers?: number;
 }
 
 /** What `serviceOver` needs besides the store. */
 export interface ServiceSettings extends Pick<LocalOptions, "now"> {
   readonly allowUnpagedList?: boolean;
+  readonly limits?: Partial<Limits>;
+  readonly workers?: number;
 }
 
 /**
@@ -88,6 +101,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Polar
   return serviceOver(store, {
     ...(options.now && { now: options.now }),
     ...(options.allowUnpagedList && { allowUnpagedList: true }),
+    ...(options.limits && { limits: options.limits }),
+    ...(options.workers !== undefined && { workers: options.workers }),
   });
 }
 
@@ -100,6 +115,37 @@ const EMPTY_PROGRAM: Program = (() => {
 
 export function serviceOver(store: FactStore, settings: ServiceSettings = {}): PolarService {
   const clock: Pick<LocalOptions, "now"> = settings.now ? { now: settings.now } : {};
+  const limits = resolveLimits(settings.limits);
+  const pool = settings.workers === 0 ? null : createWorkerPool({ size: settings.workers });
+
+  /** A task in the pool within the request deadline, or in place without a pool. */
+  async function perform(task: Task): Promise<Outcome> {
+    return pool ? pool.run(task, limits.requestMs) : performTask(task);
+  }
+
+  /**
+   * Runs synchronous compiling work with every plan it needs made off the event loop: a plan
+   * missing from the cache is made by the pool, remembered, and the work runs again.
+   */
+  async function offLoop<T>(program: Program, work: () => T): Promise<T> {
+    for (;;) {
+      let missing: PlanMissing;
+      try {
+        return withDeferredPlanning(work);
+      } catch (error) {
+        if (!(error instanceof PlanMissing)) throw error;
+        missing = error;
+      }
+      const outcome = await perform({
+        kind: "plan",
+        sources: program.sources,
+        bindings: missing.bindings,
+        goal: missing.goal,
+        limits,
+      });
+      rememberPlan(missing.program, missing.bindings, missing.goal, planOf(outcome));
+    }
+  }
   let shapesAt = -1;
   let bindings = storeBindings([]);
   let central: CentralFacts = NO_CENTRAL_FACTS;
@@ -146,11 +192,13 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     question: (program: Program, bindings: DataBindings) => LocalQuestion,
   ): Promise<Row[]> {
     const { program, bindings, central } = await storeQuestionContext();
-    const { sql, parameters } = localStatement(program, bindings, question(program, bindings), {
-      ...clock,
-      central,
-      writing: "parameters",
-    });
+    const { sql, parameters } = await offLoop(program, () =>
+      localStatement(program, bindings, question(program, bindings), {
+        ...clock,
+        central,
+        writing: "parameters",
+      }),
+    );
     return store.db.prepared<Row>(sql, [...parameters]);
   }
 
@@ -176,44 +224,16 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         };
       }
       const sources = [{ name: filename || "policy.polar", text: src }];
-      const checked = checkPolicy(sources);
-      if (!checked.ok) {
-        const errors = checked.diagnostics.filter((d) => d.severity === "error");
-        const lines = errors.map((d) => formatDiagnosticLine(d, sources));
-        const count = `(${errors.length} error${errors.length === 1 ? "" : "s"})`;
-        throw new ApiError(400, `${lines[0]} ${count}`, {
-          error_type: "Validation",
-          errors: lines.map((message) => ({ error_type: "ValidationFailed", message })),
-        });
-      }
-      const report = runTests(checked.program, clock.now ? { now: clock.now } : {});
-      if (!report.passed) {
-        const failFast = query.fail_fast === "true";
-        const failures = report.tests.flatMap((test) =>
-          test.failures.map((f) => ({
-            error_type: "AssertionFailed",
-            message: `test \`${test.name}\` failed: ${assertionText(f.assertion)}${f.error ? ` (${f.error})` : ""}`,
-          })),
-        );
-        const errors = failFast ? failures.slice(0, 1) : failures;
-        throw new ApiError(400, errors[0]?.message ?? "policy tests failed", {
-          error_type: "TestsFailed",
-          test_results: {
-            success: false,
-            errors,
-            tests: report.tests.map((t) => ({
-              name: t.name,
-              passed: t.passedAssertions,
-              total: t.total,
-            })),
-          },
-        });
-      }
+      const verdict = await perform({
+        kind: "policy",
+        sources,
+        limits,
+        now: clock.now ? clock.now().toString() : null,
+        failFast: query.fail_fast === "true",
+      });
+      if (verdict.kind !== "policy") throw refusalOf(verdict);
+      const suffix = verdict.warnings;
       const outcome = await store.setPolicy(src, filename);
-      const warnings = checked.diagnostics.filter((d) => d.severity === "warning");
-      const suffix = warnings.length
-        ? ` (warnings: ${warnings.map((d) => formatDiagnosticLine(d, sources)).join("; ")})`
-        : "";
       return {
         status: outcome === "unchanged" ? 202 : 200,
         body: { message: `policy ${outcome}${suffix}` },
@@ -453,7 +473,10 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     listQuery: (body) => localReply(body, listQuery as LocalCompile),
     evaluateQueryLocal: (body) => localReply(body, evaluateQueryLocal as LocalCompile),
 
-    close: () => store.close(),
+    async close() {
+      await pool?.close();
+      await store.close();
+    },
   };
   return {
     ...service,
@@ -491,7 +514,9 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         },
         complete: () => wanted.size === 0,
       };
-      const reply = await guard(async () => compile(program, body, { ...clock, central }));
+      const reply = await guard(() =>
+        offLoop(program, () => compile(program, body, { ...clock, central })),
+      );
       if (wanted.size === 0) return { body: reply };
       for (const [key, { predicate, arity, pattern, types }] of wanted) {
         const facts = await matchingFacts(store.db, predicate, arity, pattern, types);
@@ -555,14 +580,6 @@ interface PageToken {
   readonly n: number;
 }
 
-/** `assert allow(…);` as the API shows it: `allow(…)`; `assert_not` keeps its keyword. */
-function assertionText(source: string): string {
-  return source
-    .trim()
-    .replace(/;$/, "")
-    .replace(/^assert\s+/, "");
-}
-
 function hashOf(text: string): string {
   return createHmac("sha256", "polar-sql-list").update(text).digest("base64url").slice(0, 22);
 }
@@ -582,6 +599,29 @@ function wireId(value: unknown): string {
   return typeof value === "boolean" ? (value ? "true" : "false") : String(value);
 }
 
+/** A plan made by the pool, or the planner's refusal to remember; other refusals are thrown. */
+function planOf(outcome: Outcome): Plan | PlanError {
+  switch (outcome.kind) {
+    case "plan":
+      return outcome.plan;
+    case "plan-error":
+      return new PlanError(outcome.code, outcome.message);
+    case "policy":
+    case "refused":
+      throw refusalOf(outcome);
+    default: {
+      const _never: never = outcome;
+      return _never;
+    }
+  }
+}
+
+function refusalOf(outcome: Outcome): ApiError {
+  if (outcome.kind === "refused")
+    return new ApiError(outcome.status, outcome.message, outcome.body);
+  return new ApiError(500, `unexpected outcome \`${outcome.kind}\` of a task`);
+}
+
 /** Refusals of the compiler and the store become 400s; anything else stays a 500. */
 async function guard<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -598,6 +638,7 @@ async function guard<T>(work: () => Promise<T>): Promise<T> {
     ) {
       throw new ApiError(400, cause.message);
     }
+    if (cause instanceof BudgetExceeded) throw budgetError(cause);
     throw cause;
   }
 }
