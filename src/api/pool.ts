@@ -1,8 +1,9 @@
 /**
  * A pool of worker threads for the work of a request that may run long (judging a policy,
  * planning a question; src/api/work.ts), so the event loop keeps answering other requests.
- * Each task has a deadline: a task still queued then is refused with a 503, a running one
- * with a 422 naming the `requestMs` limit, and its worker is ended and replaced.
+ * Each task has a deadline counted from when a worker takes it: a running task past it is
+ * refused with a 422 naming the `requestMs` limit and its worker is ended and replaced; a task
+ * that waited too long for a free worker is refused with a 503.
  */
 import { availableParallelism } from "node:os";
 import { type ResourceLimits, Worker } from "node:worker_threads";
@@ -18,10 +19,13 @@ export interface PoolOptions {
 }
 
 export interface WorkerPool {
-  /** Runs the task within `deadlineMs` of now. */
+  /** Runs the task within `deadlineMs` of a worker taking it. */
   run(task: Task, deadlineMs: number): Promise<Outcome>;
   close(): Promise<void>;
 }
+
+/** How much longer than its deadline a task may wait for a free (or starting) worker. */
+const QUEUE_GRACE_MS = 30_000;
 
 interface Job {
   readonly id: number;
@@ -35,60 +39,80 @@ interface Job {
 interface Slot {
   readonly worker: Worker;
   job: Job | null;
+  /** Loaded and listening: tasks go only to ready workers. */
+  ready: boolean;
   /** Ended and replaced: its late events are ignored. */
   retired: boolean;
 }
+
+type WorkerMessage =
+  | { readonly ready: true }
+  | { readonly id: number; readonly outcome: Outcome }
+  | { readonly id: number; readonly error: string };
 
 /**
  * The compiled worker next to this file; under tsx (tests, benches) the TypeScript one, loaded
  * through tsx's loader registered inside the worker (loader flags do not reach workers).
  */
-function newWorker(options: { resourceLimits: ResourceLimits }): Worker {
+function newWorker(resourceLimits: ResourceLimits): Worker {
   if (!import.meta.url.endsWith(".ts")) {
-    return new Worker(new URL("./worker.js", import.meta.url), options);
+    return new Worker(new URL("./worker.js", import.meta.url), { resourceLimits });
   }
   const url = new URL("./worker.ts", import.meta.url).href;
   const code = `import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(url)}); });`;
-  return new Worker(code, { ...options, eval: true });
+  return new Worker(code, { resourceLimits, eval: true });
 }
 
+/**
+ * Starts workers on demand, up to `size`.
+ *
+ *   const pool = createWorkerPool({ size: 2 });
+ *   await pool.run({ kind: "policy", sources, limits, now: null, failFast: false }, 5000);
+ */
 export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
   const size = options.size ?? Math.max(1, Math.min(4, availableParallelism() - 1));
-  const heapMb = options.heapMb ?? 1024;
+  // A deep rule chain plans recursively: a larger stack than the main thread's.
+  const limits: ResourceLimits = {
+    maxOldGenerationSizeMb: options.heapMb ?? 1024,
+    stackSizeMb: 64,
+  };
   const slots: Slot[] = [];
   const queue: Job[] = [];
   let nextId = 0;
   let closed = false;
 
   function spawn(): Slot {
-    // A deep rule chain plans recursively: a larger stack than the main thread's.
-    const worker = newWorker({
-      resourceLimits: { maxOldGenerationSizeMb: heapMb, stackSizeMb: 64 },
-    });
+    const worker = newWorker(limits);
     worker.unref();
-    const slot: Slot = { worker, job: null, retired: false };
-    worker.on("message", (message: { id: number; outcome?: Outcome; error?: string }) => {
+    const slot: Slot = { worker, job: null, ready: false, retired: false };
+    worker.on("message", (message: WorkerMessage) => {
+      if (slot.retired) return;
+      if ("ready" in message) {
+        slot.ready = true;
+        pump();
+        return;
+      }
       const job = slot.job;
-      if (slot.retired || !job || job.id !== message.id) return;
-      finish(slot);
-      if (message.outcome) job.resolve(message.outcome);
+      if (!job || job.id !== message.id) return;
+      if (job.timer) clearTimeout(job.timer);
+      slot.job = null;
+      if ("outcome" in message) job.resolve(message.outcome);
       else job.reject(new Error(`worker failed: ${message.error}`));
+      pump();
     });
     const lost = (why: string) => {
       if (slot.retired || closed) return;
       const job = slot.job;
-      replace(slot);
-      job?.reject(
-        new ApiError(422, `the request's work stopped the worker (${why}); it is refused`),
-      );
+      retire(slot);
+      job?.reject(new ApiError(422, `the request's work stopped its worker (${why})`));
     };
     worker.on("error", (error) => lost(error.message));
     worker.on("exit", (code) => lost(`exit code ${code}`));
     return slot;
   }
 
-  /** Ends a slot's worker and puts a fresh one in its place. */
-  function replace(slot: Slot): void {
+  /** Ends a slot's worker; `pump` starts another when work waits. */
+  function retire(slot: Slot): void {
     if (slot.job?.timer) clearTimeout(slot.job.timer);
     slot.job = null;
     slot.retired = true;
@@ -97,41 +121,24 @@ export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
     pump();
   }
 
-  function finish(slot: Slot): void {
-    if (slot.job?.timer) clearTimeout(slot.job.timer);
-    slot.job = null;
-    pump();
-  }
-
   function pump(): void {
-    while (queue.length > 0) {
-      let slot = slots.find((s) => s.job === null);
-      if (!slot && slots.length < size) {
-        slot = spawn();
-        slots.push(slot);
+    while (queue.length > 0 && !closed) {
+      const slot = slots.find((s) => s.ready && s.job === null);
+      if (!slot) {
+        if (slots.length < size) slots.push(spawn());
+        return;
       }
-      if (!slot) return;
       const job = queue.shift()!;
       slot.job = job;
+      if (job.timer) clearTimeout(job.timer);
+      job.timer = setTimeout(() => overdue(slot, job), job.deadlineMs);
       slot.worker.postMessage({ id: job.id, task: job.task });
     }
   }
 
-  function expire(job: Job): void {
-    const queued = queue.indexOf(job);
-    if (queued >= 0) {
-      queue.splice(queued, 1);
-      job.reject(
-        new ApiError(
-          503,
-          `the service is busy: the request waited ${job.deadlineMs} ms for a worker`,
-        ),
-      );
-      return;
-    }
-    const slot = slots.find((s) => s.job === job);
-    if (!slot) return;
-    replace(slot);
+  function overdue(slot: Slot, job: Job): void {
+    if (slot.job !== job) return;
+    retire(slot);
     job.reject(
       new ApiError(
         422,
@@ -141,12 +148,19 @@ export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
     );
   }
 
+  function waitedTooLong(job: Job): void {
+    const index = queue.indexOf(job);
+    if (index < 0) return;
+    queue.splice(index, 1);
+    job.reject(new ApiError(503, "the service is busy: no worker was free in time; try again"));
+  }
+
   return {
     run(task, deadlineMs) {
       if (closed) return Promise.reject(new ApiError(503, "the service is shutting down"));
       return new Promise<Outcome>((resolve, reject) => {
         const job: Job = { id: nextId++, task, deadlineMs, resolve, reject, timer: null };
-        job.timer = setTimeout(() => expire(job), deadlineMs);
+        job.timer = setTimeout(() => waitedTooLong(job), deadlineMs + QUEUE_GRACE_MS);
         queue.push(job);
         pump();
       });
@@ -157,7 +171,11 @@ export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
         if (job.timer) clearTimeout(job.timer);
         job.reject(new ApiError(503, "the service is shutting down"));
       }
-      await Promise.all(slots.map((slot) => slot.worker.terminate()));
+      for (const slot of slots) {
+        if (slot.job?.timer) clearTimeout(slot.job.timer);
+        slot.job?.reject(new ApiError(503, "the service is shutting down"));
+      }
+      await Promise.all(slots.splice(0).map((slot) => slot.worker.terminate()));
     },
   };
 }

@@ -12,3 +12,5 @@ parentPort?.on("message", ({ id, task }: { id: number; task: Task }) => {
     parentPort!.postMessage({ id, error: String((error as Error)?.stack ?? error) });
   }
 });
+
+parentPort?.postMessage({ ready: true });
