@@ -22,7 +22,7 @@ import { type FactStore, openStore, StoreError, type StoreOptions } from "../sto
 import { type CompatEndpoints, compatEndpoints } from "./compat.js";
 import { checkContextFacts } from "./context-facts.js";
 import { explainStored } from "./explain.js";
-import { budgetError, type Limits, resolveLimits } from "./limits.js";
+import { budgetError, type Limits, limitError, resolveLimits } from "./limits.js";
 import {
   actionsQuery,
   authorizeQuery,
@@ -377,6 +377,10 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
 
     async evaluateQuery(body) {
       const query = parseBody(querySchema, body);
+      const calls = query.calls.length + 1;
+      if (calls > limits.callsPerQuery) {
+        throw limitError("callsPerQuery", limits.callsPerQuery, `the query has ${calls} calls`);
+      }
       const variables = Object.keys(query.constraints);
       const mode = selectMode(variables);
       const found = await guard(async () => ({
@@ -478,7 +482,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       await store.close();
     },
   };
-  return {
+  const all: PolarService = {
     ...service,
     ...compatEndpoints(service, {
       program: async () => (await store.program()) ?? EMPTY_PROGRAM,
@@ -486,6 +490,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       counts: () => countFacts(store.db),
     }),
   };
+  return withIdLimit(all, limits.idsPerRequest);
 
   /**
    * A local question asked of the service: stored facts are its central facts. The compiler
@@ -506,6 +511,8 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         facts(predicate, arity, pattern = [], types = []) {
           // After a few rounds, load whole predicates: a superset is still correct.
           const lookup = round < 8 ? { predicate, arity, pattern, types } : { predicate, arity };
+          // No stored fact holds a NUL (PostgreSQL text cannot): nothing to look up.
+          if (pattern.some((value) => value?.id.includes("\u0000"))) return [];
           const key = JSON.stringify(lookup);
           const known = lookups.get(key);
           if (known) return known;
@@ -597,6 +604,46 @@ function selectMode(variables: readonly string[]) {
 /** SQL results back to wire ids: integers and booleans as their text. */
 function wireId(value: unknown): string {
   return typeof value === "boolean" ? (value ? "true" : "false") : String(value);
+}
+
+/** Every endpoint that takes a body refuses one with more strings than `limit` first. */
+function withIdLimit(service: PolarService, limit: number): PolarService {
+  const limited: Record<string, unknown> = { ...service };
+  for (const [name, endpoint] of Object.entries(service)) {
+    if (typeof endpoint !== "function" || BODILESS.has(name)) continue;
+    limited[name] = async (body: unknown, ...rest: unknown[]) => {
+      const count = countStrings(body, limit);
+      if (count > limit) {
+        throw limitError("idsPerRequest", limit, `the request has more than ${limit} ids`);
+      }
+      return (endpoint as (...args: unknown[]) => unknown).call(service, body, ...rest);
+    };
+  }
+  return limited as unknown as PolarService;
+}
+
+const BODILESS = new Set([
+  "getPolicy",
+  "policyMetadata",
+  "getFacts",
+  "clearData",
+  "exportFacts",
+  "stats",
+  "close",
+]);
+
+/** The strings in a JSON value, counted without recursion up to just past `stop`. */
+function countStrings(value: unknown, stop: number): number {
+  let count = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0 && count <= stop) {
+    const next = pending.pop();
+    if (typeof next === "string") count++;
+    else if (next !== null && typeof next === "object") {
+      for (const item of Array.isArray(next) ? next : Object.values(next)) pending.push(item);
+    }
+  }
+  return count;
 }
 
 /** A plan made by the pool, or the planner's refusal to remember; other refusals are thrown. */

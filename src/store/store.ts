@@ -120,7 +120,10 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
       return null;
     }
     if (active && active.version === Number(row.version)) return active;
-    const policy = { src: row.src, filename: row.filename };
+    const policy = {
+      src: fromStoredText(row.src),
+      filename: row.filename === null ? null : fromStoredText(row.filename),
+    };
     const checked = checkPolicy([{ name: policyFileName(policy.filename), text: policy.src }]);
     // A stored policy was valid when stored; it can only fail after an incompatible upgrade.
     if (!checked.ok)
@@ -254,8 +257,8 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
       }
       const version = await db.transaction(async (tx) => {
         await tx.query(`INSERT INTO ${POLICY_TABLE} (src, filename) VALUES ($1, $2)`, [
-          src,
-          filename,
+          toStoredText(src),
+          filename === null ? null : toStoredText(filename),
         ]);
         return bumpVersion(tx);
       });
@@ -357,4 +360,24 @@ function policyFileName(filename: string | null): string {
 
 function tickFact(fact: GroundFact): string {
   return `\`${formatFact(fact)}\``;
+}
+
+/**
+ * PostgreSQL text holds no NUL, yet a policy's comments and filename may: such a text (or one
+ * with U+0001, the escape character) is stored as `\u0001!` followed by the text with U+0001
+ * written `\u0001a` and NUL `\u0001z`. Other texts are stored as they are; none of them
+ * holds U+0001, so none is mistaken for an escaped one.
+ */
+const ESCAPED = "\u0001!";
+
+function toStoredText(text: string): string {
+  if (!/[\u0000\u0001]/.test(text)) return text;
+  return ESCAPED + text.replace(/[\u0000\u0001]/g, (c) => (c === "\u0000" ? "\u0001z" : "\u0001a"));
+}
+
+function fromStoredText(stored: string): string {
+  if (!stored.startsWith(ESCAPED)) return stored;
+  return stored
+    .slice(ESCAPED.length)
+    .replace(/\u0001([az])/g, (_, code: string) => (code === "z" ? "\u0000" : "\u0001"));
 }
