@@ -192,13 +192,22 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     question: (program: Program, bindings: DataBindings) => LocalQuestion,
   ): Promise<Row[]> {
     const { program, bindings, central } = await storeQuestionContext();
-    const { sql, parameters } = await offLoop(program, () =>
-      localStatement(program, bindings, question(program, bindings), {
+    const { sql, parameters, literal } = await offLoop(program, () => {
+      const asked = question(program, bindings);
+      let ids = 0;
+      for (const values of asked.params.values()) ids += values.length;
+      // PostgreSQL binds at most 65,535 parameters: a question with many ids is written with
+      // its values as quoted literals (src/print/postgres-literal.ts), printed afresh.
+      const many = ids > MAX_BOUND_IDS;
+      const statement = localStatement(program, bindings, asked, {
         ...clock,
         central,
-        writing: "parameters",
-      }),
-    );
+        writing: many ? "literals" : "parameters",
+        ...(many && { cacheText: false }),
+      });
+      return { ...statement, literal: many };
+    });
+    if (literal) return store.db.query<Row>(sql);
     return store.db.prepared<Row>(sql, [...parameters]);
   }
 
@@ -576,6 +585,9 @@ interface Lookup {
   readonly pattern?: readonly (Value | null)[];
   readonly types?: readonly (string | null)[];
 }
+
+/** Ids of one question beyond which its values are written as literals, not parameters. */
+const MAX_BOUND_IDS = 30_000;
 
 /** Stored facts held for local questions before the cache starts over. */
 const MAX_LOADED_ROWS = 500_000;
