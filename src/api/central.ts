@@ -77,7 +77,7 @@ export interface ServiceOptions extends StoreOptions {
   readonly limits?: Partial<Limits>;
   /**
    * Worker threads for checking policies and planning questions off the event loop; 0 does
-   * that work in place (no deadline). Default: the cores less one, at least 1, at most 4.
+   * that work in place (no deadline). Default: the cores less one, at least 2, at most 4.
    */
   readonly workers?: number;
 }

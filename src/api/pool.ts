@@ -12,7 +12,10 @@ import { ApiError } from "./service.js";
 import type { Outcome, Task } from "./work.js";
 
 export interface PoolOptions {
-  /** Worker threads; default the cores less one, at least 1, at most 4. */
+  /**
+   * Worker threads; default the cores less one, at least 2 (one long task never holds up the
+   * plans of other questions), at most 4.
+   */
   readonly size?: number;
   /** Heap of each worker (MB); a task that needs more is refused. Default 1024. */
   readonly heapMb?: number;
@@ -70,7 +73,7 @@ function newWorker(resourceLimits: ResourceLimits): Worker {
  *   await pool.run({ kind: "policy", sources, limits, now: null, failFast: false }, 5000);
  */
 export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
-  const size = options.size ?? Math.max(1, Math.min(4, availableParallelism() - 1));
+  const size = options.size ?? Math.max(2, Math.min(4, availableParallelism() - 1));
   // A deep rule chain plans recursively: a larger stack than the main thread's.
   const limits: ResourceLimits = {
     maxOldGenerationSizeMb: options.heapMb ?? 1024,

@@ -32,7 +32,7 @@ options:
   --allow-unpaged-list    answer /list without page_size with every result at once,
                           as the 1.x clients expect (refused by default)
   --workers <n>           worker threads for checking policies and planning (default:
-                          cores less one, 1 to 4; 0 does that work on the event loop)
+                          cores less one, 2 to 4; 0 does that work on the event loop)
   --max-body-bytes <n>, --max-ids <n>, --max-calls <n>, --max-policy-bytes <n>,
   --max-rules-per-head <n>, --max-rule-depth <n>, --max-branches <n>,
   --max-plan-steps <n>, --max-evaluation-steps <n>, --request-timeout-ms <n>
