@@ -250,7 +250,9 @@ describe("budgets name the limit, its value and the setting", () => {
       }),
     );
     expect(calls.status).toBe(422);
-    expect(calls.message).toMatch(/6 calls: over the limit of 5 calls per query.*`--max-calls`/);
+    expect(calls.message).toMatch(
+      /6 different calls: over the limit of 5 different calls per query.*`--max-calls`/,
+    );
     const ids = await refusal(
       service.evaluateQuery(allowQuery(0, Array.from({ length: 200 }, String))),
     );

@@ -13,7 +13,7 @@ export interface Limits {
   readonly bodyBytes: number;
   /** Ids in one request: resources, constraint ids, context facts, batch facts. */
   readonly idsPerRequest: number;
-  /** Calls of one `evaluate_query` (the predicate included). */
+  /** Different calls of one `evaluate_query` (the predicate included). */
   readonly callsPerQuery: number;
   /** Bytes of a policy's source. */
   readonly policyBytes: number;
@@ -35,7 +35,7 @@ export const DEFAULT_LIMITS: Limits = {
   bodyBytes: 10 * 1024 * 1024,
   idsPerRequest: 1_000_000,
   callsPerQuery: 1_000,
-  policyBytes: 4 * 1024 * 1024,
+  policyBytes: 1024 * 1024,
   rulesPerHead: 10_000,
   ruleDepth: 2_000,
   branches: 10_000,
@@ -50,7 +50,7 @@ export type LimitName = keyof Limits;
 export const LIMIT_SETTINGS: Readonly<Record<LimitName, { what: string; flag: string }>> = {
   bodyBytes: { what: "request body size in bytes", flag: "--max-body-bytes" },
   idsPerRequest: { what: "ids per request", flag: "--max-ids" },
-  callsPerQuery: { what: "calls per query", flag: "--max-calls" },
+  callsPerQuery: { what: "different calls per query", flag: "--max-calls" },
   policyBytes: { what: "policy size in bytes", flag: "--max-policy-bytes" },
   rulesPerHead: { what: "rules per head", flag: "--max-rules-per-head" },
   ruleDepth: { what: "rule-graph depth", flag: "--max-rule-depth" },
@@ -63,8 +63,8 @@ export const LIMIT_SETTINGS: Readonly<Record<LimitName, { what: string; flag: st
 /**
  * The message of a refusal: what was exceeded, the limit's value and how to raise it.
  *
- *   limitMessage("callsPerQuery", 1000, "the query has 1500 calls")
- *   // "the query has 1500 calls: over the limit of 1000 calls per query (raise it with
+ *   limitMessage("callsPerQuery", 1000, "the query has 1500 different calls")
+ *   // "the query has 1500 different calls: over the limit of 1000 different calls per query (raise it with
  *   //  `--max-calls` or the `limits.callsPerQuery` option)"
  */
 export function limitMessage(name: LimitName, value: number, found: string): string {
