@@ -255,14 +255,16 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
         const errors = checked.diagnostics.filter((d) => d.severity === "error");
         throw new StoreError(errors[0]?.message ?? "invalid policy", errors);
       }
-      const version = await db.transaction(async (tx) => {
-        await tx.query(`INSERT INTO ${POLICY_TABLE} (src, filename) VALUES ($1, $2)`, [
-          toStoredText(src),
-          filename === null ? null : toStoredText(filename),
-        ]);
-        return bumpVersion(tx);
+      const { version, row } = await db.transaction(async (tx) => {
+        const [inserted] = await tx.query<{ version: string }>(
+          `INSERT INTO ${POLICY_TABLE} (src, filename) VALUES ($1, $2) RETURNING version`,
+          [toStoredText(src), filename === null ? null : toStoredText(filename)],
+        );
+        return { row: Number(inserted!.version), version: await bumpVersion(tx) };
       });
       committed(version);
+      // The program just checked is the active one: reading it back does not check it again.
+      active = { version: row, policy: { src, filename }, program: checked.program };
       await loadActiveFresh();
       return "updated";
     },
