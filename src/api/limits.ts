@@ -72,10 +72,10 @@ export function limitMessage(name: LimitName, value: number, found: string): str
   return `${found}: over the limit of ${value} ${what} (raise it with \`${flag}\` or the \`limits.${name}\` option)`;
 }
 
-/** A 413 for sizes, a 422 for work; the body carries the limit's name and value. */
+/** A 413 for sizes, a 422 for work; the body is `{ message }` like every refusal. */
 export function limitError(name: LimitName, value: number, found: string): ApiError {
   const status = name === "bodyBytes" || name === "policyBytes" ? 413 : 422;
-  return new ApiError(status, limitMessage(name, value, found), { limit: name, value });
+  return new ApiError(status, limitMessage(name, value, found));
 }
 
 /** The limits with the given ones replacing the defaults; each must be a positive integer. */

@@ -146,7 +146,6 @@ export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
       new ApiError(
         422,
         limitMessage("requestMs", job.deadlineMs, "the request's work did not finish in time"),
-        { limit: "requestMs", value: job.deadlineMs },
       ),
     );
   }

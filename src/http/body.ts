@@ -105,7 +105,6 @@ function tooLarge(maxBytes: number): ApiError {
   return new ApiError(
     413,
     `request body must be smaller than ${maxBytes} bytes (the \`bodyBytes\` limit; raise it with \`--max-body-bytes\` or the \`limits.bodyBytes\` option)`,
-    { limit: "bodyBytes", value: maxBytes },
   );
 }
 
