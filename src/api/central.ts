@@ -12,6 +12,7 @@ import { BudgetExceeded } from "../core/budget.js";
 import { compareCodePoints, type GroundFact, INTEGER_MAX, type Value } from "../core/value.js";
 import { EvaluationError } from "../evaluate/errors.js";
 import { PlanError } from "../plan/errors.js";
+import { goalKey } from "../plan/goal.js";
 import type { Plan } from "../plan/ir.js";
 import { PlanMissing, rememberPlan, withDeferredPlanning } from "../plan/plan.js";
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
@@ -123,11 +124,40 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     return pool ? pool.run(task, limits.requestMs) : performTask(task);
   }
 
+  /** Plans being made, by goal: concurrent requests of one shape share one task. */
+  const inFlight = new Map<string, { missing: PlanMissing; outcome: Promise<Outcome> }>();
+
+  function planning(missing: PlanMissing): Promise<Outcome> {
+    const key = goalKey(missing.goal);
+    const known = inFlight.get(key);
+    if (
+      known &&
+      known.missing.program === missing.program &&
+      known.missing.bindings === missing.bindings
+    ) {
+      return known.outcome;
+    }
+    const outcome = perform({
+      kind: "plan",
+      sources: missing.program.sources,
+      bindings: missing.bindings,
+      goal: missing.goal,
+      limits,
+    });
+    const entry = { missing, outcome };
+    inFlight.set(key, entry);
+    const done = () => {
+      if (inFlight.get(key) === entry) inFlight.delete(key);
+    };
+    outcome.then(done, done);
+    return outcome;
+  }
+
   /**
    * Runs synchronous compiling work with every plan it needs made off the event loop: a plan
    * missing from the cache is made by the pool, remembered, and the work runs again.
    */
-  async function offLoop<T>(program: Program, work: () => T): Promise<T> {
+  async function offLoop<T>(work: () => T): Promise<T> {
     for (;;) {
       let missing: PlanMissing;
       try {
@@ -136,13 +166,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         if (!(error instanceof PlanMissing)) throw error;
         missing = error;
       }
-      const outcome = await perform({
-        kind: "plan",
-        sources: program.sources,
-        bindings: missing.bindings,
-        goal: missing.goal,
-        limits,
-      });
+      const outcome = await planning(missing);
       rememberPlan(missing.program, missing.bindings, missing.goal, planOf(outcome));
     }
   }
@@ -192,7 +216,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     question: (program: Program, bindings: DataBindings) => LocalQuestion,
   ): Promise<Row[]> {
     const { program, bindings, central } = await storeQuestionContext();
-    const { sql, parameters, literal } = await offLoop(program, () => {
+    const { sql, parameters, literal } = await offLoop(() => {
       const asked = question(program, bindings);
       let ids = 0;
       for (const values of asked.params.values()) ids += values.length;
@@ -532,9 +556,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         },
         complete: () => wanted.size === 0,
       };
-      const reply = await guard(() =>
-        offLoop(program, () => compile(program, body, { ...clock, central })),
-      );
+      const reply = await guard(() => offLoop(() => compile(program, body, { ...clock, central })));
       if (wanted.size === 0) return { body: reply };
       for (const [key, { predicate, arity, pattern, types }] of wanted) {
         const facts = await matchingFacts(store.db, predicate, arity, pattern, types);
