@@ -1,7 +1,8 @@
 /**
  * A pool of worker threads for the work of a request that may run long (judging a policy,
  * planning a question; src/api/work.ts), so the event loop keeps answering other requests.
- * Each task has a deadline counted from when a worker takes it: a running task past it is
+ * Each task has a deadline counted from when a worker takes it, and again from when a plan
+ * task's policy is checked (a worker checks each policy once): a running task past it is
  * refused with a 422 naming the `requestMs` limit and its worker is ended and replaced; a task
  * that waited too long for a free worker is refused with a 503.
  */
@@ -50,6 +51,8 @@ interface Slot {
 
 type WorkerMessage =
   | { readonly ready: true }
+  /** The task's policy is checked: its planning starts, and its deadline with it. */
+  | { readonly id: number; readonly checked: true }
   | { readonly id: number; readonly outcome: Outcome }
   | { readonly id: number; readonly error: string };
 
@@ -98,6 +101,10 @@ export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
       const job = slot.job;
       if (!job || job.id !== message.id) return;
       if (job.timer) clearTimeout(job.timer);
+      if ("checked" in message) {
+        job.timer = setTimeout(() => overdue(slot, job), job.deadlineMs);
+        return;
+      }
       slot.job = null;
       if ("outcome" in message) job.resolve(message.outcome);
       else job.reject(new Error(`worker failed: ${message.error}`));

@@ -7,7 +7,8 @@ import { performTask, type Task } from "./work.js";
 
 parentPort?.on("message", ({ id, task }: { id: number; task: Task }) => {
   try {
-    parentPort!.postMessage({ id, outcome: performTask(task) });
+    const checked = () => parentPort!.postMessage({ id, checked: true });
+    parentPort!.postMessage({ id, outcome: performTask(task, checked) });
   } catch (error) {
     parentPort!.postMessage({ id, error: String((error as Error)?.stack ?? error) });
   }
