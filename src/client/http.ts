@@ -132,7 +132,9 @@ export function createClient(options: ClientOptions): PolarClient {
         const page: { results: string[]; next_page_token?: string | null } = await call(
           "POST",
           "/list",
-          token === null ? { ...body, page_size: 10_000 } : { ...body, page_size: 10_000, page_token: token },
+          token === null
+            ? { ...body, page_size: 10_000 }
+            : { ...body, page_size: 10_000, page_token: token },
         );
         results.push(...page.results);
         token = page.next_page_token ?? null;
