@@ -8,20 +8,24 @@ import { DataBindingsError } from "../bindings/parse.js";
 import type { DataBindings } from "../bindings/types.js";
 import { checkPolicy, PolicyError } from "../check/check.js";
 import { type Program, predicateKey } from "../check/program.js";
+import { BudgetExceeded } from "../core/budget.js";
 import { compareCodePoints, type GroundFact, INTEGER_MAX, type Value } from "../core/value.js";
 import { EvaluationError } from "../evaluate/errors.js";
 import { runTests } from "../evaluate/test-runner.js";
 import { answerByIteration, type FixpointBudget } from "../fixpoint/iterate.js";
 import { PlanError } from "../plan/errors.js";
+import { goalKey } from "../plan/goal.js";
+import type { Plan } from "../plan/ir.js";
+import { PlanMissing, rememberPlan, withDeferredPlanning } from "../plan/plan.js";
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import { LiteralError } from "../print/postgres-literal.js";
-import { formatDiagnosticLine } from "../source/format.js";
 import { storeBindings } from "../store/bindings.js";
 import { countFacts, factsAfter, matchingFacts, readShapes } from "../store/facts.js";
 import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
 import { type CompatEndpoints, compatEndpoints } from "./compat.js";
 import { checkContextFacts } from "./context-facts.js";
 import { explainStored } from "./explain.js";
+import { budgetError, type Limits, limitError, resolveLimits } from "./limits.js";
 import {
   actionsQuery,
   authorizeQuery,
@@ -30,6 +34,7 @@ import {
   LocalQueryError,
   listQuery,
 } from "./local.js";
+import { createWorkerPool } from "./pool.js";
 import {
   actionsQuestion,
   authorizeQuestion,
@@ -55,6 +60,7 @@ import {
   parseBody,
   policyBodySchema,
 } from "./wire.js";
+import { type Outcome, performTask, type Task } from "./work.js";
 
 export const MIN_PAGE_SIZE = 10_000;
 
@@ -72,12 +78,21 @@ export interface ServiceOptions extends StoreOptions {
   readonly allowUnpagedList?: boolean;
   /** Limits of recursion computed by iteration in the store (src/fixpoint). */
   readonly fixpointBudget?: FixpointBudget;
+  /** Limits of requests and policies over the defaults (docs/limits.md). */
+  readonly limits?: Partial<Limits>;
+  /**
+   * Worker threads for checking policies and planning questions off the event loop; 0 does
+   * that work in place (no deadline). Default: the cores less one, at least 2, at most 4.
+   */
+  readonly workers?: number;
 }
 
 /** What `serviceOver` needs besides the store. */
 export interface ServiceSettings extends Pick<LocalOptions, "now"> {
   readonly allowUnpagedList?: boolean;
   readonly fixpointBudget?: FixpointBudget;
+  readonly limits?: Partial<Limits>;
+  readonly workers?: number;
 }
 
 /**
@@ -93,6 +108,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Polar
     ...(options.now && { now: options.now }),
     ...(options.allowUnpagedList && { allowUnpagedList: true }),
     ...(options.fixpointBudget && { fixpointBudget: options.fixpointBudget }),
+    ...(options.limits && { limits: options.limits }),
+    ...(options.workers !== undefined && { workers: options.workers }),
   });
 }
 
@@ -105,6 +122,60 @@ const EMPTY_PROGRAM: Program = (() => {
 
 export function serviceOver(store: FactStore, settings: ServiceSettings = {}): PolarService {
   const clock: Pick<LocalOptions, "now"> = settings.now ? { now: settings.now } : {};
+  const limits = resolveLimits(settings.limits);
+  const pool = settings.workers === 0 ? null : createWorkerPool({ size: settings.workers });
+
+  /** A task in the pool within the request deadline, or in place without a pool. */
+  async function perform(task: Task): Promise<Outcome> {
+    return pool ? pool.run(task, limits.requestMs) : performTask(task);
+  }
+
+  /** Plans being made, by goal: concurrent requests of one shape share one task. */
+  const inFlight = new Map<string, { missing: PlanMissing; outcome: Promise<Outcome> }>();
+
+  function planning(missing: PlanMissing): Promise<Outcome> {
+    const key = goalKey(missing.goal);
+    const known = inFlight.get(key);
+    if (
+      known &&
+      known.missing.program === missing.program &&
+      known.missing.bindings === missing.bindings
+    ) {
+      return known.outcome;
+    }
+    const outcome = perform({
+      kind: "plan",
+      sources: missing.program.sources,
+      bindings: missing.bindings,
+      goal: missing.goal,
+      limits,
+    });
+    const entry = { missing, outcome };
+    inFlight.set(key, entry);
+    const done = () => {
+      if (inFlight.get(key) === entry) inFlight.delete(key);
+    };
+    outcome.then(done, done);
+    return outcome;
+  }
+
+  /**
+   * Runs synchronous compiling work with every plan it needs made off the event loop: a plan
+   * missing from the cache is made by the pool, remembered, and the work runs again.
+   */
+  async function offLoop<T>(work: () => T): Promise<T> {
+    for (;;) {
+      let missing: PlanMissing;
+      try {
+        return withDeferredPlanning(work);
+      } catch (error) {
+        if (!(error instanceof PlanMissing)) throw error;
+        missing = error;
+      }
+      const outcome = await planning(missing);
+      rememberPlan(missing.program, missing.bindings, missing.goal, planOf(outcome));
+    }
+  }
   let shapesAt = -1;
   let bindings = storeBindings([]);
   let central: CentralFacts = NO_CENTRAL_FACTS;
@@ -151,13 +222,27 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     question: (program: Program, bindings: DataBindings) => LocalQuestion,
   ): Promise<Row[]> {
     const { program, bindings, central } = await storeQuestionContext();
-    const options = { ...clock, central, writing: "parameters" } as const;
-    let statement: { sql: string; parameters: readonly string[] };
+    let statement: { sql: string; parameters: readonly string[]; literal: boolean };
     try {
-      statement = localStatement(program, bindings, question(program, bindings), options);
+      statement = await offLoop(() => {
+        const asked = question(program, bindings);
+        let ids = 0;
+        for (const values of asked.params.values()) ids += values.length;
+        // PostgreSQL binds at most 65,535 parameters: a question with many ids is written with
+        // its values as quoted literals (src/print/postgres-literal.ts), printed afresh.
+        const many = ids > MAX_BOUND_IDS;
+        const printed = localStatement(program, bindings, asked, {
+          ...clock,
+          central,
+          writing: many ? "literals" : "parameters",
+          ...(many && { cacheText: false }),
+        });
+        return { ...printed, literal: many };
+      });
     } catch (error) {
       // Recursion one statement cannot express: iterate it in the store (src/fixpoint).
       if (!(error instanceof PlanError) || error.code !== "P703") throw error;
+      const options = { ...clock, central, writing: "parameters" } as const;
       const asked = question(program, bindings);
       const rows = await answerByIteration<Row>(
         store.db,
@@ -177,6 +262,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       if (rows === null) throw error;
       return rows;
     }
+    if (statement.literal) return store.db.query<Row>(statement.sql);
     return store.db.prepared<Row>(statement.sql, [...statement.parameters]);
   }
 
@@ -202,44 +288,16 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         };
       }
       const sources = [{ name: filename || "policy.polar", text: src }];
-      const checked = checkPolicy(sources);
-      if (!checked.ok) {
-        const errors = checked.diagnostics.filter((d) => d.severity === "error");
-        const lines = errors.map((d) => formatDiagnosticLine(d, sources));
-        const count = `(${errors.length} error${errors.length === 1 ? "" : "s"})`;
-        throw new ApiError(400, `${lines[0]} ${count}`, {
-          error_type: "Validation",
-          errors: lines.map((message) => ({ error_type: "ValidationFailed", message })),
-        });
-      }
-      const report = runTests(checked.program, clock.now ? { now: clock.now } : {});
-      if (!report.passed) {
-        const failFast = query.fail_fast === "true";
-        const failures = report.tests.flatMap((test) =>
-          test.failures.map((f) => ({
-            error_type: "AssertionFailed",
-            message: `test \`${test.name}\` failed: ${assertionText(f.assertion)}${f.error ? ` (${f.error})` : ""}`,
-          })),
-        );
-        const errors = failFast ? failures.slice(0, 1) : failures;
-        throw new ApiError(400, errors[0]?.message ?? "policy tests failed", {
-          error_type: "TestsFailed",
-          test_results: {
-            success: false,
-            errors,
-            tests: report.tests.map((t) => ({
-              name: t.name,
-              passed: t.passedAssertions,
-              total: t.total,
-            })),
-          },
-        });
-      }
+      const verdict = await perform({
+        kind: "policy",
+        sources,
+        limits,
+        now: clock.now ? clock.now().toString() : null,
+        failFast: query.fail_fast === "true",
+      });
+      if (verdict.kind !== "policy") throw refusalOf(verdict);
+      const suffix = verdict.warnings;
       const outcome = await store.setPolicy(src, filename);
-      const warnings = checked.diagnostics.filter((d) => d.severity === "warning");
-      const suffix = warnings.length
-        ? ` (warnings: ${warnings.map((d) => formatDiagnosticLine(d, sources)).join("; ")})`
-        : "";
       return {
         status: outcome === "unchanged" ? 202 : 200,
         body: { message: `policy ${outcome}${suffix}` },
@@ -279,7 +337,11 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       const request = parseBody(authorizeResourcesBodySchema, body);
       const permitted = new Set<string>();
       const byType = new Map<string, string[]>();
-      for (const r of request.resources) byType.set(r.type, [...(byType.get(r.type) ?? []), r.id]);
+      for (const r of request.resources) {
+        const ids = byType.get(r.type);
+        if (ids) ids.push(r.id);
+        else byType.set(r.type, [r.id]);
+      }
       for (const [type, ids] of byType) {
         const query: EvaluateQuery = {
           predicate: ["allow", ["actor", "action", "resource"]],
@@ -379,6 +441,12 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
 
     async evaluateQuery(body) {
       const query = parseBody(querySchema, body);
+      // A repeated call counts once: the conjunction holds it once (questions.ts).
+      const calls = new Set([query.predicate, ...query.calls].map((call) => JSON.stringify(call)));
+      if (calls.size > limits.callsPerQuery) {
+        const found = `the query has ${calls.size} different calls`;
+        throw limitError("callsPerQuery", limits.callsPerQuery, found);
+      }
       const variables = Object.keys(query.constraints);
       const mode = selectMode(variables);
       const found = await guard(async () => ({
@@ -475,9 +543,12 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     listQuery: (body) => localReply(body, listQuery as LocalCompile),
     evaluateQueryLocal: (body) => localReply(body, evaluateQueryLocal as LocalCompile),
 
-    close: () => store.close(),
+    async close() {
+      await pool?.close();
+      await store.close();
+    },
   };
-  return {
+  const all: PolarService = {
     ...service,
     ...compatEndpoints(service, {
       program: async () => (await store.program()) ?? EMPTY_PROGRAM,
@@ -485,6 +556,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       counts: () => countFacts(store.db),
     }),
   };
+  return withIdLimit(all, limits.idsPerRequest);
 
   /**
    * A local question asked of the service: stored facts are its central facts. The compiler
@@ -505,6 +577,8 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         facts(predicate, arity, pattern = [], types = []) {
           // After a few rounds, load whole predicates: a superset is still correct.
           const lookup = round < 8 ? { predicate, arity, pattern, types } : { predicate, arity };
+          // No stored fact holds a NUL (PostgreSQL text cannot): nothing to look up.
+          if (pattern.some((value) => value?.id.includes("\u0000"))) return [];
           const key = JSON.stringify(lookup);
           const known = lookups.get(key);
           if (known) return known;
@@ -513,7 +587,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         },
         complete: () => wanted.size === 0,
       };
-      const reply = await guard(async () => compile(program, body, { ...clock, central }));
+      const reply = await guard(() => offLoop(() => compile(program, body, { ...clock, central })));
       if (wanted.size === 0) return { body: reply };
       for (const [key, { predicate, arity, pattern, types }] of wanted) {
         const facts = await matchingFacts(store.db, predicate, arity, pattern, types);
@@ -567,6 +641,9 @@ interface Lookup {
   readonly types?: readonly (string | null)[];
 }
 
+/** Ids of one question beyond which its values are written as literals, not parameters. */
+const MAX_BOUND_IDS = 30_000;
+
 /** Stored facts held for local questions before the cache starts over. */
 const MAX_LOADED_ROWS = 500_000;
 
@@ -575,14 +652,6 @@ interface PageToken {
   readonly q: string;
   readonly a: string;
   readonly n: number;
-}
-
-/** `assert allow(…);` as the API shows it: `allow(…)`; `assert_not` keeps its keyword. */
-function assertionText(source: string): string {
-  return source
-    .trim()
-    .replace(/;$/, "")
-    .replace(/^assert\s+/, "");
 }
 
 function hashOf(text: string): string {
@@ -604,6 +673,69 @@ function wireId(value: unknown): string {
   return typeof value === "boolean" ? (value ? "true" : "false") : String(value);
 }
 
+/** Every endpoint that takes a body refuses one with more strings than `limit` first. */
+function withIdLimit(service: PolarService, limit: number): PolarService {
+  const limited: Record<string, unknown> = { ...service };
+  for (const [name, endpoint] of Object.entries(service)) {
+    if (typeof endpoint !== "function" || BODILESS.has(name)) continue;
+    limited[name] = async (body: unknown, ...rest: unknown[]) => {
+      const count = countStrings(body, limit);
+      if (count > limit) {
+        throw limitError("idsPerRequest", limit, `the request has more than ${limit} ids`);
+      }
+      return (endpoint as (...args: unknown[]) => unknown).call(service, body, ...rest);
+    };
+  }
+  return limited as unknown as PolarService;
+}
+
+const BODILESS = new Set([
+  "getPolicy",
+  "policyMetadata",
+  "getFacts",
+  "clearData",
+  "exportFacts",
+  "stats",
+  "close",
+]);
+
+/** The strings in a JSON value, counted without recursion up to just past `stop`. */
+function countStrings(value: unknown, stop: number): number {
+  let count = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0 && count <= stop) {
+    const next = pending.pop();
+    if (typeof next === "string") count++;
+    else if (next !== null && typeof next === "object") {
+      for (const item of Array.isArray(next) ? next : Object.values(next)) pending.push(item);
+    }
+  }
+  return count;
+}
+
+/** A plan made by the pool, or the planner's refusal to remember; other refusals are thrown. */
+function planOf(outcome: Outcome): Plan | PlanError {
+  switch (outcome.kind) {
+    case "plan":
+      return outcome.plan;
+    case "plan-error":
+      return new PlanError(outcome.code, outcome.message);
+    case "policy":
+    case "refused":
+      throw refusalOf(outcome);
+    default: {
+      const _never: never = outcome;
+      return _never;
+    }
+  }
+}
+
+function refusalOf(outcome: Outcome): ApiError {
+  if (outcome.kind === "refused")
+    return new ApiError(outcome.status, outcome.message, outcome.body);
+  return new ApiError(500, `unexpected outcome \`${outcome.kind}\` of a task`);
+}
+
 /** Refusals of the compiler and the store become 400s; anything else stays a 500. */
 async function guard<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -620,6 +752,7 @@ async function guard<T>(work: () => Promise<T>): Promise<T> {
     ) {
       throw new ApiError(400, cause.message);
     }
+    if (cause instanceof BudgetExceeded) throw budgetError(cause);
     throw cause;
   }
 }

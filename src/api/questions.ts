@@ -175,10 +175,13 @@ export function evaluateQuestion(
   query: EvaluateQuery,
   mode: EvaluateMode,
 ): LocalQuestion {
-  const calls: GoalCall[] = [query.predicate, ...query.calls].map(([name, args]) => ({
-    name,
-    args,
-  }));
+  // A conjunction holds a repeated call once: keep the first of each (name, args).
+  const distinct = new Map<string, GoalCall>();
+  for (const [name, args] of [query.predicate, ...query.calls]) {
+    const key = JSON.stringify([name, args]);
+    if (!distinct.has(key)) distinct.set(key, { name, args });
+  }
+  const calls = [...distinct.values()];
   for (const call of calls) {
     knownPredicate(program, bindings, call);
     for (const arg of call.args) {

@@ -7,7 +7,7 @@
 /** A refused request: HTTP status plus the `{message}` body (and extra fields, e.g. policy errors). */
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 405 | 409 | 413 | 415 | 429 | 500,
+    readonly status: 400 | 401 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503,
     message: string,
     readonly body: Readonly<Record<string, unknown>> = {},
   ) {

@@ -3,6 +3,7 @@
  * PGlite data directory, or a PostgreSQL server), with a policy and optional facts loaded.
  */
 import { createService, type ServiceOptions } from "../api/central.js";
+import { LIMIT_SETTINGS, type LimitName, type Limits } from "../api/limits.js";
 import { ApiError, type PolarService } from "../api/service.js";
 import { createApp } from "../http/app.js";
 import { API_KEYS_ENV, generateApiKey, loadApiKeys } from "../http/auth.js";
@@ -30,6 +31,12 @@ options:
   --log-level <level>     info (default), debug, warn, error or silent
   --allow-unpaged-list    answer /list without page_size with every result at once,
                           as the 1.x clients expect (refused by default)
+  --workers <n>           worker threads for checking policies and planning (default:
+                          cores less one, 2 to 4; 0 does that work on the event loop)
+  --max-body-bytes <n>, --max-ids <n>, --max-calls <n>, --max-policy-bytes <n>,
+  --max-rules-per-head <n>, --max-rule-depth <n>, --max-branches <n>,
+  --max-plan-steps <n>, --max-evaluation-steps <n>, --request-timeout-ms <n>
+                          raise or lower a limit (defaults and meaning: docs/limits.md)
   --help                  show this help
 
 API keys come from ${API_KEYS_ENV} (comma-separated) and --api-key-file. With none
@@ -71,6 +78,17 @@ export const SERVE_SPEC = {
     "api-key-file": { type: "string" },
     "log-level": { type: "string", default: "info" },
     "allow-unpaged-list": { type: "boolean" },
+    workers: { type: "string" },
+    "max-body-bytes": { type: "string" },
+    "max-ids": { type: "string" },
+    "max-calls": { type: "string" },
+    "max-policy-bytes": { type: "string" },
+    "max-rules-per-head": { type: "string" },
+    "max-rule-depth": { type: "string" },
+    "max-branches": { type: "string" },
+    "max-plan-steps": { type: "string" },
+    "max-evaluation-steps": { type: "string" },
+    "request-timeout-ms": { type: "string" },
   },
 } as const satisfies CommandSpec;
 
@@ -121,6 +139,8 @@ export async function runServeCommand(
       ...(settings.databaseUrl !== undefined && { databaseUrl: settings.databaseUrl }),
       ...(settings.dataDir !== undefined && { dataDir: settings.dataDir }),
       ...(settings.allowUnpagedList && { allowUnpagedList: true }),
+      limits: settings.limits,
+      ...(settings.workers !== undefined && { workers: settings.workers }),
     });
   } catch (error) {
     io.stderr(`error: cannot open the fact store: ${(error as Error).message}\n`);
@@ -142,7 +162,13 @@ export async function runServeCommand(
     }
     const logger = createLogger(settings.logLevel, options.logDestination);
     const metrics = createHttpMetrics({ processMetrics: true });
-    const app = createApp({ service, apiKeys: keys, logger, metrics });
+    const app = createApp({
+      service,
+      apiKeys: keys,
+      logger,
+      metrics,
+      ...(settings.limits.bodyBytes !== undefined && { maxBodyBytes: settings.limits.bodyBytes }),
+    });
     server = await startServer({ app, port: settings.port, host: settings.host });
   } catch (error) {
     io.stderr(`error: ${describeStartupError(error)}\n`);
@@ -208,6 +234,8 @@ interface Settings {
   readonly apiKeyFile?: string;
   readonly logLevel: LogLevel;
   readonly allowUnpagedList: boolean;
+  readonly limits: Partial<Limits>;
+  readonly workers?: number;
 }
 
 type Parsed =
@@ -239,6 +267,27 @@ function parseServeArgs(args: readonly string[]): Parsed {
   if (values.data !== undefined && values["database-url"] !== undefined) {
     return { kind: "usage", message: "give either `--data` or `--database-url`, not both" };
   }
+  const limits: Partial<Record<LimitName, number>> = {};
+  for (const [name, { flag }] of Object.entries(LIMIT_SETTINGS) as [
+    LimitName,
+    { flag: string },
+  ][]) {
+    const text = values[flag.slice(2) as keyof typeof values] as string | undefined;
+    if (text === undefined) continue;
+    if (!/^[1-9][0-9]{0,14}$/.test(text)) {
+      return {
+        kind: "usage",
+        message: `\`${flag}\` must be a positive whole number, got \`${text}\``,
+      };
+    }
+    limits[name] = Number(text);
+  }
+  if (values.workers !== undefined && !/^[0-9]{1,2}$/.test(values.workers)) {
+    return {
+      kind: "usage",
+      message: `\`--workers\` must be a number from 0 to 99, got \`${values.workers}\``,
+    };
+  }
   const logLevel = (values["log-level"] ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     return {
@@ -254,6 +303,8 @@ function parseServeArgs(args: readonly string[]): Parsed {
       host: values.host ?? "127.0.0.1",
       logLevel,
       allowUnpagedList: values["allow-unpaged-list"] === true,
+      limits,
+      ...(values.workers !== undefined && { workers: Number(values.workers) }),
       ...(values.data !== undefined && { dataDir: values.data }),
       ...(values["database-url"] !== undefined && { databaseUrl: values["database-url"] }),
       ...(values.facts !== undefined && { factsFile: values.facts }),

@@ -5,6 +5,7 @@
  * A variable is bound to a slot; a wildcard slot narrows when joined and is never expanded.
  */
 import type { Clause, PredicateKey } from "../check/program.js";
+import { spendEvaluationStep } from "../core/budget.js";
 import { compareValues } from "../core/value.js";
 import { tick } from "../source/diagnostic.js";
 import {
@@ -108,6 +109,7 @@ export function solve(
   emit: Emit,
 ): boolean {
   if (atoms.length === 0) return emit(env) === true;
+  spendEvaluationStep();
   const index = pickNext(session, atoms, env);
   const rest = atoms.filter((_, i) => i !== index);
   return step(session, caller, atoms[index]!, env, (next) =>

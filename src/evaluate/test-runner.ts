@@ -3,8 +3,10 @@
  * policy plus only its own setup facts; `?=` inline queries run against the policy alone, under
  * a synthetic test named `inline queries`. Results are plain data; see `report.ts` for output.
  */
+
 import type { Program, TestCase } from "../check/program.js";
 import { predicateKey } from "../check/program.js";
+import { BudgetExceeded } from "../core/budget.js";
 import {
   compareCodePoints,
   formatValue,
@@ -157,6 +159,7 @@ function fail(
 
 /** Evaluation errors (and a too-deep recursion) fail the assertion; anything else is a bug. */
 function errorFailure(program: Program, span: Span, error: unknown): AssertionFailure {
+  if (error instanceof BudgetExceeded) throw error;
   if (!(error instanceof EvaluationError || error instanceof RangeError)) throw error;
   const message = error.message;
   return fail(program, span, { expected: "an answer", found: `error: ${message}`, error: message });

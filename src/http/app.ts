@@ -10,7 +10,7 @@ import { healthReplySchema } from "../api/replies.js";
 import { ApiError, type PolarService, type Reply } from "../api/service.js";
 import { packageVersion } from "../core/version.js";
 import { createKeyCheck } from "./auth.js";
-import { readJsonBody } from "./body.js";
+import { MAX_BODY_BYTES, readJsonBody } from "./body.js";
 import { createHttpMetrics, type HttpMetrics } from "./metrics.js";
 import { type DocumentedRoute, openApiDocument } from "./openapi.js";
 import { matchRoute, ROUTES, type Route } from "./routes.js";
@@ -28,6 +28,8 @@ export interface AppOptions {
   readonly logger: HttpLogger;
   /** Where request metrics go; default a registry of the app's own (without process metrics). */
   readonly metrics?: HttpMetrics;
+  /** Bodies of this many bytes or more are refused (413); default 10 MiB (docs/limits.md). */
+  readonly maxBodyBytes?: number;
 }
 
 interface Vars {
@@ -94,6 +96,7 @@ export function serviceOpenApiDocument(): ReturnType<typeof openApiDocument> {
  */
 export function createApp(options: AppOptions): Hono<Vars> {
   const { service, logger } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const checkKey = createKeyCheck(options.apiKeys);
   const metrics = options.metrics ?? createHttpMetrics();
   const app = new Hono<Vars>();
@@ -154,7 +157,7 @@ export function createApp(options: AppOptions): Hono<Vars> {
           405,
         );
       case "found":
-        return send(c, await answer(service, match.route, c.req.raw));
+        return send(c, await answer(service, match.route, c.req.raw, maxBodyBytes));
       default: {
         const _never: never = match;
         return _never;
@@ -178,10 +181,15 @@ export function createApp(options: AppOptions): Hono<Vars> {
   return app;
 }
 
-async function answer(service: PolarService, route: Route, request: Request): Promise<Reply> {
+async function answer(
+  service: PolarService,
+  route: Route,
+  request: Request,
+  maxBodyBytes: number,
+): Promise<Reply> {
   const query = new URL(request.url).searchParams;
   if (route.body === "none") return route.call(service, { body: undefined, query });
-  const body = await readJsonBody(request);
+  const body = await readJsonBody(request, maxBodyBytes);
   if (body.kind === "empty") throw new ApiError(400, "request body is empty; expected JSON");
   return route.call(service, { body: body.value, query });
 }

@@ -4,7 +4,7 @@
  */
 import { ApiError } from "../api/service.js";
 
-/** The official client refuses bodies of 10 MiB or more; we accept anything smaller. */
+/** The official client refuses bodies of 10 MiB or more; by default we accept anything smaller. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /** Deeper JSON is refused before parsing so no later recursive walk can overflow the stack. */
@@ -18,10 +18,13 @@ export type Body = { readonly kind: "empty" } | { readonly kind: "json"; readonl
  *   const body = await readJsonBody(new Request(url, { method: "POST", body: "[1]" }));
  *   // { kind: "json", value: [1] }
  */
-export async function readJsonBody(request: Request): Promise<Body> {
+export async function readJsonBody(
+  request: Request,
+  maxBytes: number = MAX_BODY_BYTES,
+): Promise<Body> {
   const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) >= MAX_BODY_BYTES) throw tooLarge();
-  const bytes = await readBytes(request);
+  if (declared !== null && Number(declared) >= maxBytes) throw tooLarge(maxBytes);
+  const bytes = await readBytes(request, maxBytes);
   if (bytes === null) return { kind: "empty" };
   checkContentType(request.headers.get("content-type"));
   const text = decodeUtf8(bytes);
@@ -37,12 +40,12 @@ export async function readJsonBody(request: Request): Promise<Body> {
   }
 }
 
-async function readBytes(request: Request): Promise<Uint8Array | null> {
+async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array | null> {
   // With a declared length (already checked against the limit) the whole body can be read at
   // once; @hono/node-server then reads the socket directly, without a web stream.
   if (request.headers.has("content-length")) {
     const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.byteLength >= MAX_BODY_BYTES) throw tooLarge();
+    if (bytes.byteLength >= maxBytes) throw tooLarge(maxBytes);
     return bytes.byteLength === 0 ? null : bytes;
   }
   if (request.body === null) return null;
@@ -53,9 +56,9 @@ async function readBytes(request: Request): Promise<Uint8Array | null> {
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
-    if (total >= MAX_BODY_BYTES) {
+    if (total >= maxBytes) {
       await reader.cancel().catch(() => {});
-      throw tooLarge();
+      throw tooLarge(maxBytes);
     }
     chunks.push(value);
   }
@@ -98,8 +101,11 @@ function checkDepth(text: string): void {
   }
 }
 
-function tooLarge(): ApiError {
-  return new ApiError(413, `request body must be smaller than ${MAX_BODY_BYTES} bytes (10 MiB)`);
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(
+    413,
+    `request body must be smaller than ${maxBytes} bytes (the \`bodyBytes\` limit; raise it with \`--max-body-bytes\` or the \`limits.bodyBytes\` option)`,
+  );
 }
 
 function lowerFirst(text: string): string {

@@ -6,6 +6,7 @@
  */
 import { termValue } from "../check/facts.js";
 import type { Clause } from "../check/program.js";
+import { checkBranches, spendPlanStep } from "../core/budget.js";
 import { compareValues } from "../core/value.js";
 import type { Term as AstTerm, Call, Compare, Expr, In, Not } from "../polar/ast.js";
 import { flattenAnd } from "../polar/expr.js";
@@ -117,6 +118,7 @@ function planConjunction(
   atoms: readonly Expr[],
 ): State[] {
   if (atoms.length === 0) return [start];
+  spendPlanStep();
   const typed = typeByComparisons(planner, start, atoms);
   if (typed) return typed.flatMap((state) => planConjunction(planner, scope, state, atoms));
   const state = start;
@@ -153,7 +155,12 @@ function planConjunction(
       continue;
     }
     const rest = atoms.filter((_, i) => i !== index);
-    return results.flatMap((next) => planConjunction(planner, scope, next, rest));
+    const states: State[] = [];
+    for (const next of results) {
+      for (const done of planConjunction(planner, scope, next, rest)) states.push(done);
+      checkBranches(states.length);
+    }
+    return states;
   }
   throw firstError!;
 }
@@ -194,8 +201,11 @@ function planAtom(planner: Planner, scope: Scope, state: State, atom: Expr): Sta
       return planIn(planner, state, atom);
     case "not":
       return planNot(planner, scope, state, atom);
-    case "or":
-      return atom.operands.flatMap((operand) => planExpr(planner, scope, state, operand));
+    case "or": {
+      const states = atom.operands.flatMap((operand) => planExpr(planner, scope, state, operand));
+      checkBranches(states.length);
+      return states;
+    }
     case "and":
       return planConjunction(planner, scope, state, atom.operands.flatMap(flattenAnd));
     case "call":

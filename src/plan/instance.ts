@@ -10,6 +10,7 @@
 import type { Binding } from "../bindings/types.js";
 import { canonicalValue } from "../check/facts.js";
 import { isSubtype, type PredicateKey, type Program, predicateKey } from "../check/program.js";
+import { spendPlanStep } from "../core/budget.js";
 import { valuesEqual } from "../core/value.js";
 import { tick } from "../source/diagnostic.js";
 import { componentMembers, mergeComponent } from "./component.js";
@@ -62,6 +63,7 @@ export function planInstance(
     lowerCurrent(planner, onStack.index);
     return { kind: "self", key };
   }
+  spendPlanStep();
   const frame = pushFrame(planner, key, name, adornment);
   let branches: Branch[];
   try {

@@ -51,8 +51,8 @@ function keyWithout(entry: Keyed, index: number, subject: Term): string {
   return `${entry.sources}|${conditions.join(",")}|${entry.outputs}`;
 }
 
-function sameValue(a: LiteralTerm, b: LiteralTerm): boolean {
-  return a.value.type === b.value.type && a.value.id === b.value.id;
+function valueKey(term: LiteralTerm): string {
+  return `${term.value.type}\u0000${term.value.id}`;
 }
 
 /** One pass over every condition position, merging each group that differs only there. */
@@ -78,10 +78,15 @@ function mergePass(entries: readonly Keyed[]): Keyed[] | null {
       changed = true;
       const first = current[group[0]!]!;
       const subject = literalSlot(first.branch.conditions[c]!)!.subject;
+      // Deduplicated through a set of keys: a group may hold thousands of literals.
       const values: LiteralTerm[] = [];
+      const seen = new Set<string>();
       for (const i of group) {
         for (const value of literalSlot(current[i]!.branch.conditions[c]!)!.values) {
-          if (!values.some((v) => sameValue(v, value))) values.push(value);
+          const key = valueKey(value);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          values.push(value);
         }
         if (i !== group[0]) dropped.add(i);
       }

@@ -132,6 +132,24 @@ const MAX_PLANS_PER_ENTRY = 2000;
  *   const plan = cachedPlan(program, bindings, goal); // the same object for the same shape
  */
 export function cachedPlan(program: Program, bindings: DataBindings, goal: Goal): Plan {
+  const entry = cacheEntry(program, bindings);
+  const key = goalKey(goal);
+  const known = entry.plans.get(key);
+  if (known instanceof PlanError) throw known;
+  if (known) return known;
+  if (deferring) throw new PlanMissing(program, bindings, goal);
+  if (entry.plans.size >= MAX_PLANS_PER_ENTRY) entry.plans.clear();
+  try {
+    const plan = planGoal(entry.planner, goal);
+    entry.plans.set(key, plan);
+    return plan;
+  } catch (error) {
+    if (error instanceof PlanError) entry.plans.set(key, error);
+    throw error;
+  }
+}
+
+function cacheEntry(program: Program, bindings: DataBindings): CacheEntry {
   let perProgram = cache.get(program);
   if (!perProgram) {
     perProgram = new WeakMap();
@@ -142,17 +160,46 @@ export function cachedPlan(program: Program, bindings: DataBindings, goal: Goal)
     entry = { planner: createPlanner(program, bindings), plans: new Map() };
     perProgram.set(bindings, entry);
   }
-  const key = goalKey(goal);
-  const known = entry.plans.get(key);
-  if (known instanceof PlanError) throw known;
-  if (known) return known;
-  if (entry.plans.size >= MAX_PLANS_PER_ENTRY) entry.plans.clear();
-  try {
-    const plan = planGoal(entry.planner, goal);
-    entry.plans.set(key, plan);
-    return plan;
-  } catch (error) {
-    if (error instanceof PlanError) entry.plans.set(key, error);
-    throw error;
+  return entry;
+}
+
+/**
+ * Thrown by `cachedPlan` under `withDeferredPlanning` when the goal has no cached plan: the
+ * caller plans it elsewhere (a worker thread, src/api/pool.ts), hands the result to
+ * `rememberPlan` and runs its work again.
+ */
+export class PlanMissing extends Error {
+  constructor(
+    readonly program: Program,
+    readonly bindings: DataBindings,
+    readonly goal: Goal,
+  ) {
+    super("the goal has no cached plan");
+    this.name = "PlanMissing";
   }
+}
+
+let deferring = false;
+
+/** Runs `work` with plans read from the cache only; a miss throws `PlanMissing`. */
+export function withDeferredPlanning<T>(work: () => T): T {
+  const outer = deferring;
+  deferring = true;
+  try {
+    return work();
+  } finally {
+    deferring = outer;
+  }
+}
+
+/** Stores a plan (or the planner's refusal) made elsewhere for the goal. */
+export function rememberPlan(
+  program: Program,
+  bindings: DataBindings,
+  goal: Goal,
+  plan: Plan | PlanError,
+): void {
+  const entry = cacheEntry(program, bindings);
+  if (entry.plans.size >= MAX_PLANS_PER_ENTRY) entry.plans.clear();
+  entry.plans.set(goalKey(goal), plan);
 }

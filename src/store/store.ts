@@ -125,7 +125,10 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
       return null;
     }
     if (active && active.version === Number(row.version)) return active;
-    const policy = { src: row.src, filename: row.filename };
+    const policy = {
+      src: fromStoredText(row.src),
+      filename: row.filename === null ? null : fromStoredText(row.filename),
+    };
     const checked = checkPolicy([{ name: policyFileName(policy.filename), text: policy.src }]);
     // A stored policy was valid when stored; it can only fail after an incompatible upgrade.
     if (!checked.ok)
@@ -257,14 +260,16 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
         const errors = checked.diagnostics.filter((d) => d.severity === "error");
         throw new StoreError(errors[0]?.message ?? "invalid policy", errors);
       }
-      const version = await db.transaction(async (tx) => {
-        await tx.query(`INSERT INTO ${POLICY_TABLE} (src, filename) VALUES ($1, $2)`, [
-          src,
-          filename,
-        ]);
-        return bumpVersion(tx);
+      const { version, row } = await db.transaction(async (tx) => {
+        const [inserted] = await tx.query<{ version: string }>(
+          `INSERT INTO ${POLICY_TABLE} (src, filename) VALUES ($1, $2) RETURNING version`,
+          [toStoredText(src), filename === null ? null : toStoredText(filename)],
+        );
+        return { row: Number(inserted!.version), version: await bumpVersion(tx) };
       });
       committed(version);
+      // The program just checked is the active one: reading it back does not check it again.
+      active = { version: row, policy: { src, filename }, program: checked.program };
       await loadActiveFresh();
       return "updated";
     },
@@ -362,4 +367,24 @@ function policyFileName(filename: string | null): string {
 
 function tickFact(fact: GroundFact): string {
   return `\`${formatFact(fact)}\``;
+}
+
+/**
+ * PostgreSQL text holds no NUL, yet a policy's comments and filename may: such a text (or one
+ * with U+0001, the escape character) is stored as `\u0001!` followed by the text with U+0001
+ * written `\u0001a` and NUL `\u0001z`. Other texts are stored as they are; none of them
+ * holds U+0001, so none is mistaken for an escaped one.
+ */
+const ESCAPED = "\u0001!";
+
+function toStoredText(text: string): string {
+  if (!/[\u0000\u0001]/.test(text)) return text;
+  return ESCAPED + text.replace(/[\u0000\u0001]/g, (c) => (c === "\u0000" ? "\u0001z" : "\u0001a"));
+}
+
+function fromStoredText(stored: string): string {
+  if (!stored.startsWith(ESCAPED)) return stored;
+  return stored
+    .slice(ESCAPED.length)
+    .replace(/\u0001([az])/g, (_, code: string) => (code === "z" ? "\u0000" : "\u0001"));
 }

@@ -1,0 +1,336 @@
+/**
+ * Hostile but well-formed requests against a running server (issue 13): for each case the
+ * status and time of the hostile request, and the p99 of ordinary `/api/authorize` requests
+ * sent every 20 ms (open loop: latency counts from the scheduled send) while it runs.
+ * Target: every case answered (or refused with a 4xx) within 5 s; concurrent p99 <= 250 ms.
+ *
+ *   npx tsx bench/hostile/run.ts            # all cases
+ *   npx tsx bench/hostile/run.ts calls or   # cases whose name contains a word
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { rm, writeFile } from "node:fs/promises";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** Ordinary requests are about folders; hostile rules are about documents. */
+const BASE = `actor User {}
+resource Folder {
+  roles = ["viewer"];
+  permissions = ["read"];
+  "read" if "viewer";
+}
+resource Doc {
+  roles = ["viewer"];
+  permissions = ["read"];
+  "read" if "viewer";
+}
+`;
+
+interface Case {
+  readonly name: string;
+  /** Policy made active before the hostile request (not timed), if any. */
+  readonly policy?: string;
+  readonly method: "POST" | "DELETE";
+  readonly path: string;
+  readonly body: () => string;
+}
+
+const docQuestion = {
+  actor_type: "User",
+  actor_id: "ada",
+  action: "read",
+  resource_type: "Doc",
+  resource_id: "d1",
+};
+const orPolicy = (k: number) =>
+  `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
+    { length: k },
+    (_, i) => `(has_relation(d, "a${i}", u) or has_relation(d, "b${i}", u))`,
+  ).join(" and ")};\n`;
+const manyRules = (n: number) =>
+  `${BASE}${Array.from({ length: n }, (_, i) => `has_role(u: User, "viewer", d: Doc) if has_relation(d, "r${i}", u);`).join("\n")}\n`;
+const chain = (n: number) =>
+  `${BASE}${Array.from({ length: n }, (_, i) => `c${i}(d: Doc) if c${i + 1}(d);`).join("\n")}
+c${n}(d: Doc) if has_relation(d, "public", d);
+has_role(_: User, "viewer", d: Doc) if c0(d);
+`;
+const allowQuery = (calls: readonly string[][], ids: readonly string[]) =>
+  JSON.stringify({
+    predicate: ["allow", ["a", "b", "c"]],
+    calls: calls.map((args) => ["allow", args]),
+    constraints: {
+      a: { type: "User", ids: ["ada"] },
+      b: { type: "String", ids: ["read"] },
+      c: { type: "Doc", ids },
+      c1: { type: "Doc", ids: ["d2"] },
+      c2: { type: "Doc", ids: ["d3"] },
+    },
+  });
+const policyBody = (src: string, filename = "hostile.polar") => JSON.stringify({ src, filename });
+
+const CASES: readonly Case[] = [
+  {
+    name: "evaluate_query, the same call 1,000 times",
+    method: "POST",
+    path: "/api/evaluate_query",
+    body: () =>
+      allowQuery(
+        Array.from({ length: 1000 }, () => ["a", "b", "c"]),
+        ["d1"],
+      ),
+  },
+  {
+    name: "evaluate_query, 6 different calls",
+    method: "POST",
+    path: "/api/evaluate_query",
+    policy: orPolicy(2),
+    body: () =>
+      allowQuery(
+        [
+          ["a", "b", "c1"],
+          ["a", "b", "c2"],
+          ["a", "b", "c"],
+          ["a", "b", "c1"],
+          ["a", "b", "c2"],
+        ],
+        ["d1"],
+      ),
+  },
+  {
+    name: "authorize_resources, 30,000 resources",
+    method: "POST",
+    path: "/api/authorize_resources",
+    body: () =>
+      JSON.stringify({
+        actor_type: "User",
+        actor_id: "ada",
+        action: "read",
+        resources: Array.from({ length: 30_000 }, (_, i) => ({ type: "Doc", id: `d${i}` })),
+      }),
+  },
+  {
+    name: "evaluate_query, 70,000 ids in one constraint",
+    method: "POST",
+    path: "/api/evaluate_query",
+    body: () =>
+      allowQuery(
+        [],
+        Array.from({ length: 70_000 }, (_, i) => `d${i}`),
+      ),
+  },
+  {
+    name: "post policy, (x or y) and ... x14",
+    method: "POST",
+    path: "/api/policy",
+    body: () => policyBody(orPolicy(14)),
+  },
+  {
+    name: "authorize under (x or y) and ... x14",
+    policy: orPolicy(14),
+    method: "POST",
+    path: "/api/authorize",
+    body: () => JSON.stringify(docQuestion),
+  },
+  {
+    name: "post policy, 50,000 rules with one head",
+    method: "POST",
+    path: "/api/policy",
+    body: () => policyBody(manyRules(50_000)),
+  },
+  {
+    name: "post policy, 10,000 rules with one head",
+    method: "POST",
+    path: "/api/policy",
+    body: () => policyBody(manyRules(10_000)),
+  },
+  {
+    name: "authorize under 10,000 rules with one head",
+    policy: manyRules(10_000),
+    method: "POST",
+    path: "/api/authorize",
+    body: () => JSON.stringify(docQuestion),
+  },
+  {
+    name: "post policy, a chain of 500 rules",
+    method: "POST",
+    path: "/api/policy",
+    body: () => policyBody(chain(500)),
+  },
+  {
+    name: "authorize under a chain of 500 rules",
+    policy: chain(500),
+    method: "POST",
+    path: "/api/authorize",
+    body: () => JSON.stringify(docQuestion),
+  },
+  {
+    name: "post policy, NUL in filename and comment",
+    method: "POST",
+    path: "/api/policy",
+    body: () => policyBody(`# NUL \u0000 here\n${BASE}`, "nul\u0000.polar"),
+  },
+  {
+    name: "authorize_query, NUL in ids",
+    method: "POST",
+    path: "/api/authorize_query",
+    body: () =>
+      JSON.stringify({
+        query: { ...docQuestion, actor_id: "a\u0000" },
+        data_bindings: `facts:\n  "has_role(User:_, String:_, Doc:_)":\n    query: SELECT u, r, d FROM roles\n`,
+      }),
+  },
+  {
+    name: "batch, a delete with 9 arguments",
+    method: "POST",
+    path: "/api/batch",
+    body: () =>
+      JSON.stringify([
+        {
+          deletes: [
+            {
+              predicate: "wide",
+              args: Array.from({ length: 9 }, () => ({ type: "Doc", id: "x" })),
+            },
+          ],
+        },
+      ]),
+  },
+];
+
+const AUTHORIZE = JSON.stringify({
+  actor_type: "User",
+  actor_id: "ada",
+  action: "read",
+  resource_type: "Folder",
+  resource_id: "f1",
+});
+
+function startServer(
+  apiKey: string,
+  policyFile: string,
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/hostile/serve.ts"], {
+    env: { ...process.env, POLAR_SQL_API_KEYS: apiKey, HOSTILE_POLICY: policyFile },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)\n/.exec(output);
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.once("exit", (code) => reject(new Error(`server exited with code ${code}: ${output}`)));
+  });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function send(
+  url: string,
+  apiKey: string,
+  method: string,
+  path: string,
+  body: string,
+): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  return new Promise((resolve) => {
+    const request = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method,
+        path,
+        agent,
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          authorization: `Bearer ${apiKey}`,
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
+        );
+      },
+    );
+    request.on("error", (error) => resolve({ status: 0, text: error.message }));
+    request.end(body);
+  });
+}
+
+/** Authorize every 20 ms until `until` settles (and 200 ms more); latencies from schedule. */
+async function background(url: string, apiKey: string, until: Promise<unknown>) {
+  const latencies: number[] = [];
+  let failures = 0;
+  let done = false;
+  void until.finally(() => setTimeout(() => (done = true), 200));
+  const start = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; !done; i++) {
+    const scheduled = start + i * 20;
+    const wait = scheduled - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    pending.push(
+      send(url, apiKey, "POST", "/api/authorize", AUTHORIZE).then((reply) => {
+        if (reply.status !== 200) failures++;
+        latencies.push(performance.now() - scheduled);
+      }),
+    );
+  }
+  await Promise.all(pending);
+  latencies.sort((a, b) => a - b);
+  const p99 = latencies[Math.min(latencies.length - 1, Math.floor(0.99 * latencies.length))] ?? 0;
+  return {
+    count: latencies.length,
+    p99: Math.round(p99),
+    max: Math.round(latencies.at(-1) ?? 0),
+    failures,
+  };
+}
+
+async function main(): Promise<void> {
+  const words = process.argv.slice(2);
+  const chosen = CASES.filter((c) => words.length === 0 || words.some((w) => c.name.includes(w)));
+  const apiKey = randomBytes(12).toString("hex");
+  const policyFile = join(tmpdir(), `polar-sql-hostile-${process.pid}.polar`);
+  await writeFile(policyFile, BASE);
+  const server = await startServer(apiKey, policyFile);
+  const rows: string[] = [];
+  try {
+    for (const c of chosen) {
+      await send(server.url, apiKey, "POST", "/api/policy", policyBody(c.policy ?? BASE));
+      // The ordinary question's plan is made once for the active policy before timing.
+      await send(server.url, apiKey, "POST", "/api/authorize", AUTHORIZE);
+      const body = c.body();
+      const started = performance.now();
+      const hostile = send(server.url, apiKey, c.method, c.path, body).then((reply) => ({
+        ...reply,
+        ms: Math.round(performance.now() - started),
+      }));
+      const concurrent = await background(server.url, apiKey, hostile);
+      const reply = await hostile;
+      const alive =
+        (await send(server.url, apiKey, "POST", "/api/authorize", AUTHORIZE)).status === 200;
+      const note =
+        reply.status >= 400 ? (JSON.parse(reply.text) as { message: string }).message : "";
+      const row = `| ${c.name} | ${reply.status} | ${reply.ms} | ${concurrent.p99} | ${concurrent.max} | ${concurrent.count} | ${concurrent.failures} | ${alive ? "yes" : "NO"} | ${note.slice(0, 140).replaceAll("|", "\\|")} |`;
+      console.log(row);
+      rows.push(row);
+    }
+  } finally {
+    server.child.kill("SIGTERM");
+    agent.destroy();
+    await rm(policyFile, { force: true });
+  }
+  console.log(
+    "\n| case | status | ms | authorize p99 ms | max ms | authorize requests | non-200 | alive | message |\n|---|---|---|---|---|---|---|---|---|",
+  );
+  for (const row of rows) console.log(row);
+}
+
+await main();

@@ -1,0 +1,11 @@
+/**
+ * The server of the hostile-request bench: `polar-sql serve` on in-memory PGlite with the base
+ * policy of run.ts (its path in HOSTILE_POLICY, the API key in POLAR_SQL_API_KEYS).
+ */
+import { processIo } from "../../src/cli/io.js";
+import { runServeCommand } from "../../src/cli/serve-command.js";
+
+process.exitCode = await runServeCommand(
+  ["--policy", process.env.HOSTILE_POLICY!, "--port", "0", "--log-level", "silent"],
+  processIo,
+);

@@ -1,0 +1,112 @@
+/**
+ * The work a request may send off the event loop (src/api/pool.ts): judging a posted policy
+ * and planning a question. Tasks and outcomes are plain data, copied between threads; the
+ * same `performTask` runs in a worker (src/api/worker.ts) or, without a pool, in place.
+ */
+import type { DataBindings } from "../bindings/types.js";
+import { checkPolicy } from "../check/check.js";
+import type { Program } from "../check/program.js";
+import { BudgetExceeded, withBudget } from "../core/budget.js";
+import { PlanError } from "../plan/errors.js";
+import type { Goal } from "../plan/goal.js";
+import type { Plan } from "../plan/ir.js";
+import { cachedPlan } from "../plan/plan.js";
+import type { SourceFile } from "../source/source.js";
+import { budgetError, type Limits, workBudget } from "./limits.js";
+import { judgePolicy } from "./policy-verdict.js";
+import { ApiError } from "./service.js";
+
+export type Task =
+  | {
+      readonly kind: "policy";
+      readonly sources: readonly SourceFile[];
+      readonly limits: Limits;
+      /** Unix seconds for `@current_unix_time` in the policy's tests; null: the clock. */
+      readonly now: string | null;
+      readonly failFast: boolean;
+    }
+  | {
+      readonly kind: "plan";
+      readonly sources: readonly SourceFile[];
+      readonly bindings: DataBindings;
+      readonly goal: Goal;
+      readonly limits: Limits;
+    };
+
+export type Outcome =
+  | { readonly kind: "policy"; readonly warnings: string }
+  | { readonly kind: "plan"; readonly plan: Plan }
+  | { readonly kind: "plan-error"; readonly code: PlanError["code"]; readonly message: string }
+  | {
+      readonly kind: "refused";
+      readonly status: ApiError["status"];
+      readonly message: string;
+      readonly body: Readonly<Record<string, unknown>>;
+    };
+
+/** Checked programs by their sources' text: a worker plans many questions of one policy. */
+const programs = new Map<string, Program>();
+
+function programOf(sources: readonly SourceFile[]): Program {
+  const key = JSON.stringify(sources.map((file) => [file.name, file.text]));
+  const known = programs.get(key);
+  if (known) return known;
+  const checked = checkPolicy(sources);
+  if (!checked.ok) throw new ApiError(400, "the active policy does not check");
+  if (programs.size >= 4) programs.clear();
+  programs.set(key, checked.program);
+  return checked.program;
+}
+
+/**
+ * Runs a task; every expected failure is an outcome, anything else is thrown. `checked` is
+ * called once the policy of a plan task is checked (the deadline counts the planning only).
+ */
+export function performTask(task: Task, checked: () => void = () => {}): Outcome {
+  try {
+    switch (task.kind) {
+      case "policy": {
+        const now = task.now === null ? null : BigInt(task.now);
+        return {
+          kind: "policy",
+          warnings: judgePolicy(task.sources, task.limits, now, task.failFast),
+        };
+      }
+      case "plan": {
+        const program = programOf(task.sources);
+        checked();
+        const plan = withBudget(workBudget(task.limits), () =>
+          cachedPlan(program, task.bindings, task.goal),
+        );
+        return { kind: "plan", plan };
+      }
+      default: {
+        const _never: never = task;
+        return _never;
+      }
+    }
+  } catch (error) {
+    if (error instanceof PlanError) {
+      return { kind: "plan-error", code: error.code, message: error.message };
+    }
+    const refusal = error instanceof BudgetExceeded ? budgetError(error) : error;
+    if (refusal instanceof ApiError) {
+      return {
+        kind: "refused",
+        status: refusal.status,
+        message: refusal.message,
+        body: refusal.body,
+      };
+    }
+    if (error instanceof RangeError && /call stack/.test(error.message)) {
+      return {
+        kind: "refused",
+        status: 422,
+        message:
+          "the policy's rules nest too deeply to plan (lower `--max-rule-depth` to refuse such policies when they are posted)",
+        body: {},
+      };
+    }
+    throw error;
+  }
+}
