@@ -11,7 +11,6 @@ import { type Program, predicateKey } from "../check/program.js";
 import { BudgetExceeded } from "../core/budget.js";
 import { compareCodePoints, type GroundFact, INTEGER_MAX, type Value } from "../core/value.js";
 import { EvaluationError } from "../evaluate/errors.js";
-import { runTests } from "../evaluate/test-runner.js";
 import { answerByIteration, type FixpointBudget } from "../fixpoint/iterate.js";
 import { PlanError } from "../plan/errors.js";
 import { goalKey } from "../plan/goal.js";
