@@ -183,6 +183,12 @@ describe("drafts", () => {
       ["repositories", "addresses", "people", "status", "boxes", "users"].map(singular),
     ).toEqual(["repository", "address", "person", "status", "box", "user"]);
     expect(typeNameOf("org_members")).toBe("OrgMember");
+    // Names of Object.prototype's members are words too (a fast-check counterexample).
+    expect(["__proto__", "constructor", "toString"].map(singular)).toEqual([
+      "__proto__",
+      "constructor",
+      "toString",
+    ]);
     expect(typeNameOf("Repositories")).toBe("Repository");
     expect(relationNameOf("author_id")).toBe("author");
     expect(relationNameOf("parent")).toBe("parent");

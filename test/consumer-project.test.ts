@@ -41,7 +41,9 @@ describe.skipIf(!LONG)("a consumer project", () => {
     dir = mkdtempSync(join(tmpdir(), "polar-sql-consumer-"));
     // `npm pack` runs `prepare`, which builds dist/ from the sources.
     const packed = await run("npm", ["pack", "--json", "--pack-destination", dir], { cwd: ROOT });
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    // `prepack` (the playground build) prints before npm's JSON.
+    const json = packed.stdout.slice(packed.stdout.search(/^\[/m));
+    const [{ filename }] = JSON.parse(json) as [{ filename: string }];
     writeFileSync(
       join(dir, "package.json"),
       JSON.stringify({

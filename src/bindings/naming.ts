@@ -25,8 +25,8 @@ const IRREGULAR: Readonly<Record<string, string>> = {
  */
 export function singular(word: string): string {
   const lower = word.toLowerCase();
-  const irregular = IRREGULAR[lower];
-  if (irregular !== undefined) return irregular;
+  // Own keys only: a table named `__proto__` or `constructor` is a word like any other.
+  if (Object.hasOwn(IRREGULAR, lower)) return IRREGULAR[lower]!;
   if (/[^aeiou]ies$/i.test(word) && word.length > 4) return `${word.slice(0, -3)}y`;
   if (/(ss|us|is|ws)$/i.test(word)) return word;
   if (/(sses|xes|zes|ches|shes|uses)$/i.test(word)) return word.slice(0, -2);
