@@ -45,6 +45,11 @@ examples:
   polar-sql bindings check --policy app.polar --bindings bindings.yaml \\
     --database-url postgres://app@localhost/app
 
+database URLs (--dialect):
+  postgres  postgres://user@host:5432/database
+  mysql     mysql://user:password@host:3306/database   (MySQL 8, MariaDB 10.6+)
+  sqlite    sqlite:<path>, e.g. sqlite:app.db           (opened read-only)
+
 exit codes:
   0  the bindings are sound (there may be warnings), or a draft was printed
   1  the bindings have errors
@@ -188,6 +193,8 @@ async function check(values: Values, policyFiles: readonly string[], io: CliIo):
   const facts = values.facts === undefined ? undefined : await readFacts(values.facts);
   const options = {
     fileName: values.bindings,
+    // The binding queries are written in the application's SQL (docs/dialects.md).
+    ...(dialect !== "postgres" && { syntax: dialect }),
     ...(facts && { central: inMemoryCentralFacts(facts) }),
   };
   let result: BindingsCheck;

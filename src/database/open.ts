@@ -2,13 +2,15 @@
  * Opens a database session for a dialect. A new dialect is one file implementing
  * `DatabaseSession` plus one case here (and its name in `DIALECTS`).
  */
+import { openMysql } from "./mysql.js";
 import { openPostgres } from "./postgres.js";
+import { openSqlite } from "./sqlite.js";
 import { type DatabaseSession, DIALECTS, type DialectName } from "./types.js";
 
 export interface OpenDatabaseOptions {
   /** Default `postgres`. */
   readonly dialect?: DialectName;
-  /** Milliseconds any one statement may run; default 30 000. */
+  /** Milliseconds any one statement may run; default 30 000 (not on SQLite). */
   readonly statementTimeout?: number;
 }
 
@@ -18,7 +20,8 @@ export function isDialectName(name: string): name is DialectName {
 }
 
 /**
- * Connects to the database at `url`; close the session when done.
+ * Connects to the database at `url`; close the session when done. URLs: `postgres://…`,
+ * `mysql://user@host:3306/database` (MySQL, MariaDB), `sqlite:<path>` (docs/bindings.md).
  *
  *   const session = await openDatabase("postgres://app@db/app");
  *   try { console.log((await session.catalog()).tables.map((t) => t.name)); }
@@ -34,6 +37,10 @@ export async function openDatabase(
   switch (dialect) {
     case "postgres":
       return openPostgres(url, timeout);
+    case "mysql":
+      return openMysql(url, timeout);
+    case "sqlite":
+      return openSqlite(url);
     default: {
       const _never: never = dialect;
       return _never;
