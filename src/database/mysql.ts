@@ -342,12 +342,10 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
     catalog(schema) {
       return readOnly(async (): Promise<Catalog> => {
         const name = schema ?? (await currentSchema());
-        const rows = await run(`${TABLES} ORDER BY TABLE_NAME`, [name]);
-        return {
-          dialect: "mysql",
-          schema: name,
-          tables: await tablesOf(name, rows.rows as unknown as TableRow[]),
-        };
+        const rows = (await run(TABLES, [name])).rows as unknown as TableRow[];
+        // By code point, as on the other engines (ORDER BY would follow the collation).
+        const sorted = [...rows].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        return { dialect: "mysql", schema: name, tables: await tablesOf(name, sorted) };
       });
     },
 
