@@ -383,6 +383,36 @@ keys:
     ).toEqual(["W007 21:3 org_memberships"]);
   });
 
+  it("computed columns: warned where the engine cannot say their type, refused where it can", async (t) => {
+    const e = engineFor(name, t);
+    if (!e) return;
+    const yaml = `facts:
+  "flag(Repository:_, Boolean:_)":
+    query: SELECT id, is_public AND archived FROM repositories
+  "shown(Repository:_)":
+    query: SELECT id + 0 FROM repositories
+  "named(Repository:_, Boolean:_)":
+    query: SELECT id, name FROM repositories
+sql_types:
+  Repository: integer
+`;
+    const result = await checkBindingsWithDatabase(null, yaml, e.session(), { syntax: e.dialect });
+    const found = result.diagnostics.map((d) => `${d.code} ${d.message}`);
+    if (e.name === "mariadb") {
+      // MySQL computes booleans as integers; `id + 0` is a bigint, an integer.
+      expect(found).toEqual([
+        "W008 column 2 of binding `flag(Repository:_, Boolean:_)` is `int`, not a type for `Boolean` values; comparisons with `Boolean` values may fail",
+        "P710 column 2 of binding `named(Repository:_, Boolean:_)` is `text`, not a type for `Boolean` values",
+      ]);
+    } else {
+      expect(found).toEqual([
+        "W008 column 2 of binding `flag(Repository:_, Boolean:_)` has no declared type (SQLite types computed columns by their values); comparisons with `Boolean` values may fail",
+        "W008 column 1 of binding `shown(Repository:_)` has no declared type (SQLite types computed columns by their values); comparisons with `Repository` values may fail",
+        "P710 column 2 of binding `named(Repository:_, Boolean:_)` is `TEXT`, not a type for `Boolean` values",
+      ]);
+    }
+  });
+
   it("reads only: writing queries are refused and the database is unchanged", async (t) => {
     const e = engineFor(name, t);
     if (!e) return;

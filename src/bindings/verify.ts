@@ -6,7 +6,7 @@
  * only reads (see `DatabaseSession`).
  */
 import type { Program } from "../check/program.js";
-import type { ColumnFamily, DatabaseSession } from "../database/types.js";
+import { type ColumnFamily, type DatabaseSession, SQLITE_UNTYPED } from "../database/types.js";
 import { type Diagnostic, error, hasErrors, tick, warning } from "../source/diagnostic.js";
 import type { Span } from "../source/source.js";
 import {
@@ -131,13 +131,27 @@ function checkColumnType(
   const { session, read } = context;
   const family = session.family(columnType);
   const what = `column ${index + 1} of binding ${tick(binding.signature)} is ${tick(columnType)}`;
+  if (session.dialect === "sqlite" && columnType === SQLITE_UNTYPED) {
+    // A computed column: SQLite knows no type for it until it reads a row.
+    context.diagnostics.push(
+      warning(
+        "W008",
+        `column ${index + 1} of binding ${tick(binding.signature)} has no declared type (SQLite types computed columns by their values); comparisons with ${tick(slotType)} values may fail`,
+        span,
+        "select a table column, or CAST the expression to the column type of the values",
+      ),
+    );
+    return;
+  }
   const primitive = PRIMITIVE_FAMILY[slotType];
   if (primitive !== undefined) {
     if (family === primitive) return;
-    // Enums and domains over text, or decimals holding integers, may still compare.
+    // Enums and domains over text, or decimals holding integers, may still compare; MySQL
+    // computes booleans as integers 0/1 (docs/dialects.md).
     const maybe =
       (primitive === "text" && family === "other") ||
-      (primitive === "integer" && family === "decimal");
+      (primitive === "integer" && family === "decimal") ||
+      (primitive === "boolean" && family === "integer" && session.dialect === "mysql");
     const message = `${what}, not a type for ${tick(slotType)} values`;
     context.diagnostics.push(
       maybe

@@ -20,6 +20,7 @@ import type {
   Described,
   TableName,
 } from "./types.js";
+import { SQLITE_UNTYPED } from "./types.js";
 
 // SQLite keywords a table or column is plausibly named (https://sqlite.org/lang_keywords.html).
 const RESERVED = new Set(
@@ -130,7 +131,7 @@ export function sqliteSession(
       keyColumns.length === 1 && keyColumns[0]!.type.toLowerCase() === "integer" && !withoutRowid;
     const columns: CatalogColumn[] = info.map((c) => ({
       name: c.name,
-      type: c.type === "" ? "any" : c.type,
+      type: c.type === "" ? SQLITE_UNTYPED : c.type,
       nullable: c.notnull === 0 && !(c.pk > 0 && (rowid || withoutRowid)),
     }));
     const primaryKey = keyColumns.length > 0 ? keyColumns.map((c) => c.name) : null;
@@ -207,7 +208,9 @@ export function sqliteSession(
         }
         return {
           kind: "columns",
-          columns: statement.columns().map((c) => ({ name: c.name, type: c.type ?? "any" })),
+          columns: statement
+            .columns()
+            .map((c) => ({ name: c.name, type: c.type ?? SQLITE_UNTYPED })),
         };
       });
     },

@@ -55,6 +55,9 @@ export interface Catalog {
   readonly tables: readonly CatalogTable[];
 }
 
+/** The type SQLite's sessions give a column without a declared type (a computed column). */
+export const SQLITE_UNTYPED = "any";
+
 export interface DescribedColumn {
   readonly name: string;
   readonly type: string;
