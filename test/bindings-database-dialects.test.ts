@@ -215,6 +215,46 @@ describe.each(["mariadb", "sqlite"])("%s", (name) => {
     expect(await e.session().table(["nothere"])).toBeNull();
   });
 
+  it("describes a query's columns without running it, repeated names and views included", async (t) => {
+    const e = engineFor(name, t);
+    if (!e) return;
+    const session = e.session();
+    const join = await session.describe(
+      "SELECT i.id, u.id FROM issues AS i JOIN users AS u ON u.id = i.creator_id",
+    );
+    expect(join).toEqual({
+      kind: "columns",
+      columns:
+        e.name === "mariadb"
+          ? [
+              { name: "id", type: "int(11)" },
+              { name: "id", type: "varchar(64)" },
+            ]
+          : [
+              { name: "id", type: "INTEGER" },
+              { name: "id", type: "TEXT" },
+            ],
+    });
+    const view = await session.describe("SELECT issue_id, user_id FROM issue_subscribers");
+    expect(view.kind === "columns" && view.columns.map((c) => session.family(c.type))).toEqual([
+      "integer",
+      "text",
+    ]);
+    const flags = await session.describe("SELECT locked, is_public FROM issues, repositories");
+    expect(flags.kind === "columns" && flags.columns.map((c) => session.family(c.type))).toEqual([
+      "boolean",
+      "boolean",
+    ]);
+    const yaml = `facts:
+  "has_relation(Issue:_, creator, User:_)":
+    query: SELECT i.id, u.id FROM issues AS i JOIN users AS u ON u.id = i.creator_id
+sql_types:
+  Issue: integer
+`;
+    const result = await checkBindingsWithDatabase(program, yaml, session, { syntax: e.dialect });
+    expect(result.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  });
+
   it("init drafts bindings that check clean against the same database", async (t) => {
     const e = engineFor(name, t);
     if (!e) return;

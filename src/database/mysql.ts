@@ -28,9 +28,15 @@ export type MysqlRunner = (
   readonly fields: readonly mysql.FieldPacket[];
 }>;
 
+/** Prepares a statement (never runs it) and returns its result columns. */
+export type MysqlPreparer = (text: string) => Promise<readonly mysql.FieldPacket[]>;
+
 export interface MysqlSessionOptions {
-  /** Milliseconds any one statement may run; default 30 000. */
-  readonly statementTimeout?: number;
+  /**
+   * Describes a query whose result has two columns of one name, which a derived table cannot
+   * hold (`SELECT t.id, u.id …`). Without it, such a query is reported as the database's error.
+   */
+  readonly prepare?: MysqlPreparer;
   /** Called by `close()`. */
   readonly close?: () => Promise<void>;
 }
@@ -172,6 +178,8 @@ function fieldType(field: mysql.FieldPacket): string {
 }
 
 const DESCRIBE_PREFIX = "SELECT * FROM (\n";
+/** "Duplicate column name": a derived table's columns must have distinct names. */
+const ER_DUP_FIELDNAME = 1060;
 const DESCRIBE_SUFFIX = "\n) AS polar_describe LIMIT 0";
 
 /**
@@ -315,6 +323,15 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
     return new Map(found.rows.map((r) => [JSON.stringify([r.s, r.t, r.c]), r.type as string]));
   }
 
+  async function columnsOf(fields: readonly mysql.FieldPacket[]): Promise<DescribedColumn[]> {
+    const declared = await declaredTypes(fields);
+    return fields.map((field) => ({
+      name: field.name,
+      type:
+        declared.get(JSON.stringify([field.db, field.orgTable, field.orgName])) ?? fieldType(field),
+    }));
+  }
+
   return {
     dialect: "mysql",
 
@@ -324,18 +341,19 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
         try {
           fields = (await run(`${DESCRIBE_PREFIX}${query}${DESCRIBE_SUFFIX}`, [])).fields;
         } catch (cause) {
-          const error = cause as { message?: string; sqlMessage?: string };
+          const error = cause as { message?: string; sqlMessage?: string; errno?: number };
+          if (error.errno === ER_DUP_FIELDNAME && options.prepare) {
+            try {
+              fields = await options.prepare(query);
+              return { kind: "columns", columns: await columnsOf(fields) };
+            } catch {
+              // The wrapped query's error is the one to report.
+            }
+          }
           const message = String(error.sqlMessage ?? error.message ?? cause);
           return { kind: "error", message, offset: errorOffset(query, message) };
         }
-        const declared = await declaredTypes(fields);
-        const columns: DescribedColumn[] = fields.map((field) => ({
-          name: field.name,
-          type:
-            declared.get(JSON.stringify([field.db, field.orgTable, field.orgName])) ??
-            fieldType(field),
-        }));
-        return { kind: "columns", columns };
+        return { kind: "columns", columns: await columnsOf(fields) };
       });
     },
 
@@ -389,7 +407,7 @@ function qualified(table: TableName): string {
  */
 export async function openMysql(
   url: string,
-  options: Omit<MysqlSessionOptions, "close"> = {},
+  options: { readonly statementTimeout?: number } = {},
 ): Promise<DatabaseSession> {
   const parsed = new URL(url);
   if (parsed.protocol !== "mysql:" && parsed.protocol !== "mariadb:") {
@@ -419,6 +437,20 @@ export async function openMysql(
         fields: fields ?? [],
       };
     },
-    { close: () => connection.end() },
+    {
+      async prepare(text) {
+        const prepared = await connection.prepare(text);
+        try {
+          // mysql2 keeps the prepared statement's column definitions here (untyped).
+          const { statement } = prepared as unknown as {
+            statement: { columns?: mysql.FieldPacket[] };
+          };
+          return statement.columns ?? [];
+        } finally {
+          await prepared.close();
+        }
+      },
+      close: () => connection.end(),
+    },
   );
 }
