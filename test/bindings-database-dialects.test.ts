@@ -25,8 +25,9 @@ import type { GroundFact } from "../src/core/value.js";
 import { mysqlFamily } from "../src/database/mysql.js";
 import { openDatabase } from "../src/database/open.js";
 import { sqliteFamily, sqlitePath } from "../src/database/sqlite.js";
-import type { DatabaseSession } from "../src/database/types.js";
+import { type DatabaseSession, DIALECTS } from "../src/database/types.js";
 import { authorize, list } from "../src/evaluate/index.js";
+import { DIALECT_NAMES } from "../src/print/registry.js";
 import type { Diagnostic } from "../src/source/diagnostic.js";
 import { positionOf } from "../src/source/source.js";
 import { checked } from "./local-support.js";
@@ -501,6 +502,10 @@ keys:
 });
 
 describe("column families", () => {
+  it("the sessions' dialects are the printer's", () => {
+    expect([...DIALECTS]).toEqual([...DIALECT_NAMES]);
+  });
+
   it("maps MySQL types", () => {
     expect(
       ["tinyint(1)", "boolean", "BOOL", "tinyint", "int(11) unsigned", "bigint", "varchar(64)"].map(
@@ -588,6 +593,41 @@ describe("the bindings command on MariaDB and SQLite", () => {
       await rm(dir, { recursive: true, force: true });
     },
   );
+
+  it("MariaDB: init --schema writes qualified names, which check accepts with no default database", async (t) => {
+    const e = engineFor("mariadb", t);
+    if (!e) return;
+    const url = new URL(e.url);
+    const schema = url.pathname.slice(1);
+    url.pathname = "";
+    const connection = ["--database-url", url.toString(), "--dialect", "mysql"];
+    const init = await run([
+      "bindings",
+      "init",
+      ...connection,
+      "--schema",
+      schema,
+      "--policy",
+      POLICY_PATH,
+    ]);
+    expect(init.code).toBe(0);
+    expect(init.out).toContain(`FROM ${schema}.issues WHERE assignee_id IS NOT NULL`);
+    expect(init.out).toContain(`  "${schema}.org_memberships": ["org_id","user_id"]`);
+    const dir = await mkdtemp(join(tmpdir(), "polar-b17-schema-"));
+    const file = join(dir, "bindings.yaml");
+    await writeFile(file, init.out);
+    const args = ["bindings", "check", "--policy", POLICY_PATH, "--bindings", file];
+    expect(await run([...args, ...connection, "--json"])).toEqual({
+      code: 0,
+      out: "[]\n",
+      err: "",
+    });
+    // Without --schema there is no database to read.
+    const bare = await run(["bindings", "init", ...connection]);
+    expect(bare.code).toBe(2);
+    expect(bare.err).toContain("the connection has no current database; name one in the URL");
+    await rm(dir, { recursive: true, force: true });
+  });
 
   it("the bindings are read in the dialect's syntax: MySQL backticks and # comments", async (t) => {
     const e = engineFor("mariadb", t);
