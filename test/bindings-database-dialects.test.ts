@@ -14,17 +14,19 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import fc from "fast-check";
 import mysql from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorizeQuery, listQuery } from "../src/api/local.js";
 import { draftBindings } from "../src/bindings/draft.js";
+import { tableName } from "../src/bindings/query.js";
 import type { DataBindings } from "../src/bindings/types.js";
 import { checkBindingsWithDatabase } from "../src/bindings/verify.js";
 import { main } from "../src/cli/main.js";
 import type { GroundFact } from "../src/core/value.js";
-import { mysqlFamily } from "../src/database/mysql.js";
+import { mysqlFamily, mysqlIdentifier } from "../src/database/mysql.js";
 import { openDatabase } from "../src/database/open.js";
-import { sqliteFamily, sqlitePath } from "../src/database/sqlite.js";
+import { sqliteFamily, sqliteIdentifier, sqlitePath } from "../src/database/sqlite.js";
 import { type DatabaseSession, DIALECTS } from "../src/database/types.js";
 import { authorize, list } from "../src/evaluate/index.js";
 import { DIALECT_NAMES } from "../src/print/registry.js";
@@ -501,7 +503,22 @@ keys:
   });
 });
 
-describe("column families", () => {
+describe("dialect details", () => {
+  it("quoted identifiers read back as the same name in the dialect's bindings syntax", () => {
+    const name = fc
+      .string({ minLength: 1, maxLength: 12, unit: "grapheme" })
+      .filter((n) => !n.includes("\u0000"));
+    fc.assert(
+      fc.property(name, (n) => {
+        expect(tableName(mysqlIdentifier(n), "mysql")).toBe(JSON.stringify([n]));
+        expect(tableName(sqliteIdentifier(n), "sqlite")).toBe(JSON.stringify([n]));
+      }),
+    );
+    expect(mysqlIdentifier("order")).toBe("`order`");
+    expect(sqliteIdentifier("Group")).toBe('"Group"');
+    expect(mysqlIdentifier("org_id")).toBe("org_id");
+  });
+
   it("the sessions' dialects are the printer's", () => {
     expect([...DIALECTS]).toEqual([...DIALECT_NAMES]);
   });
