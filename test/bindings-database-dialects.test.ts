@@ -238,6 +238,8 @@ describe.each(["mariadb", "sqlite"])("%s", (name) => {
               { name: "id", type: "TEXT" },
             ],
     });
+    const marks = await session.describe("SELECT id FROM users WHERE email <> 'a?b'");
+    expect(marks.kind === "columns" && marks.columns.map((c) => c.name)).toEqual(["id"]);
     const view = await session.describe("SELECT issue_id, user_id FROM issue_subscribers");
     expect(view.kind === "columns" && view.columns.map((c) => session.family(c.type))).toEqual([
       "integer",

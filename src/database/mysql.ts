@@ -431,7 +431,11 @@ export async function openMysql(
   await connection.query("SET SESSION innodb_lock_wait_timeout = 5");
   return mysqlSession(
     async (text, params) => {
-      const [rows, fields] = await connection.query(text, [...params]);
+      // Without parameters the text goes as written: mysql2 would otherwise fill in `?`s.
+      const [rows, fields] =
+        params.length === 0
+          ? await connection.query(text)
+          : await connection.query(text, [...params]);
       return {
         rows: Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [],
         fields: fields ?? [],
