@@ -662,6 +662,59 @@ describe("the bindings command on MariaDB and SQLite", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it.for(["mariadb", "sqlite"])(
+    "%s: the example's hand-written bindings check clean on its schema",
+    async (name, t) => {
+      if (!engineFor(name, t)) return;
+      const example = join(
+        import.meta.dirname,
+        "..",
+        "examples",
+        name === "mariadb" ? "mysql" : "sqlite",
+      );
+      const schema = readFileSync(join(example, "schema.sql"), "utf8");
+      const dir = await mkdtemp(join(tmpdir(), "polar-b17-example-"));
+      let url: string;
+      let drop = async () => {};
+      if (name === "sqlite") {
+        const file = join(dir, "example.db");
+        const db = new Database(file);
+        db.exec(schema);
+        db.close();
+        url = `sqlite:${file}`;
+      } else {
+        const database = `b17x_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+        const admin = await mysql.createConnection({ ...MYSQL_URL, multipleStatements: true });
+        await admin.query(`CREATE DATABASE ${database}; USE ${database}; ${schema}`);
+        url = `mysql://${MYSQL_URL.user}@${MYSQL_URL.host}:${MYSQL_URL.port}/${database}`;
+        drop = async () => {
+          await admin.query(`DROP DATABASE ${database}`);
+          await admin.end();
+        };
+      }
+      try {
+        const dialect = name === "mariadb" ? "mysql" : "sqlite";
+        const check = await run([
+          "bindings",
+          "check",
+          "--policy",
+          join(example, "policy.polar"),
+          "--bindings",
+          join(example, "bindings.yaml"),
+          "--database-url",
+          url,
+          "--dialect",
+          dialect,
+        ]);
+        expect(check).toMatchObject({ code: 0, err: "" });
+        expect(check.out).toContain("checked against the database");
+      } finally {
+        await drop();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
   it("exits 2 on a malformed URL, a missing SQLite file and an unreachable server", async () => {
     const path = await run([
       "bindings",
