@@ -7,7 +7,7 @@
  * count where none says so. Every operation runs in its own `START TRANSACTION READ ONLY …
  * ROLLBACK` with a statement timeout, over one connection.
  */
-import mysql from "mysql2/promise";
+import type mysql from "mysql2/promise";
 import type {
   Catalog,
   CatalogForeignKey,
@@ -414,7 +414,8 @@ export async function openMysql(
     throw new Error(`a MySQL URL starts with \`mysql://\`, not \`${parsed.protocol}//\``);
   }
   parsed.protocol = "mysql:";
-  const connection = await mysql.createConnection({
+  const driver = await loadMysql2();
+  const connection = await driver.createConnection({
     uri: parsed.toString(),
     supportBigNumbers: true,
     bigNumberStrings: true,
@@ -457,4 +458,17 @@ export async function openMysql(
       close: () => connection.end(),
     },
   );
+}
+
+/**
+ * mysql2, loaded when a MySQL session is opened: it is an optional peer dependency, needed
+ * only by applications on MySQL or MariaDB.
+ */
+async function loadMysql2(): Promise<typeof mysql> {
+  try {
+    const module = await import("mysql2/promise");
+    return (module as { default?: typeof mysql }).default ?? module;
+  } catch (cause) {
+    throw new Error("the mysql dialect needs the `mysql2` package: npm install mysql2", { cause });
+  }
 }

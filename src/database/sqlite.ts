@@ -9,7 +9,7 @@
  * The database is named `sqlite:<path>` (docs/bindings.md): `sqlite:app.db` relative to the
  * working directory, `sqlite:/var/lib/app/app.db` absolute.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import type {
   Catalog,
   CatalogColumn,
@@ -278,7 +278,24 @@ export function sqlitePath(url: string): string {
  * the only statement that reads rows is `duplicateKeys`' count.
  */
 export async function openSqlite(url: string): Promise<DatabaseSession> {
-  const db = new Database(sqlitePath(url), { readonly: true, fileMustExist: true });
+  const path = sqlitePath(url);
+  const open = await loadBetterSqlite3();
+  const db = new open(path, { readonly: true, fileMustExist: true });
   db.pragma("query_only = ON");
   return sqliteSession(db, { close: async () => void db.close() });
+}
+
+/**
+ * better-sqlite3, loaded when a SQLite session is opened: it is an optional peer dependency,
+ * needed only by applications on SQLite.
+ */
+async function loadBetterSqlite3(): Promise<typeof Database> {
+  try {
+    return (await import("better-sqlite3")).default;
+  } catch (cause) {
+    throw new Error(
+      "the sqlite dialect needs the `better-sqlite3` package: npm install better-sqlite3",
+      { cause },
+    );
+  }
 }
