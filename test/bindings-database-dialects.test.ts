@@ -601,6 +601,8 @@ describe("the bindings command on MariaDB and SQLite", () => {
         out: `ok: \`${file}\` checked against the database\n`,
         err: "",
       });
+      // Without --dialect, the URL's scheme names the engine.
+      expect((await run([...args, "--database-url", e.url])).code).toBe(0);
       await writeFile(
         file,
         "facts:\n  is_public(Repository:_):\n    query: SELECT id FROM nowhere\n",

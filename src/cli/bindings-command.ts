@@ -45,7 +45,7 @@ examples:
   polar-sql bindings check --policy app.polar --bindings bindings.yaml \\
     --database-url postgres://app@localhost/app
 
-database URLs (--dialect):
+database URLs (without --dialect, the URL's scheme names the dialect):
   postgres  postgres://user@host:5432/database
   mysql     mysql://user:password@host:3306/database   (MySQL 8, MariaDB 10.6+)
   sqlite    sqlite:<path>, e.g. sqlite:app.db           (opened read-only)
@@ -131,8 +131,17 @@ async function withDatabase<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The dialect a database URL's scheme names: `mysql://` and `mariadb://`, `sqlite:`. */
+function dialectOfUrl(url: string | undefined): DialectName {
+  if (url === undefined) return "postgres";
+  if (/^(?:mysql|mariadb):\/\//i.test(url)) return "mysql";
+  if (/^sqlite:/i.test(url)) return "sqlite";
+  return "postgres";
+}
+
 function dialectOf(values: Values): DialectName {
-  const dialect = values.dialect ?? "postgres";
+  // Without `--dialect`, the URL's scheme says (docs/bindings.md, "Dialects").
+  const dialect = values.dialect ?? dialectOfUrl(values["database-url"]);
   if (isDialectName(dialect)) return dialect;
   const allowed = DIALECTS.map((d) => `\`${d}\``).join(", ");
   // `sql --dialect` prints SQL for more engines than these commands can connect to.
