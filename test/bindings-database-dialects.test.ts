@@ -762,3 +762,22 @@ describe("the bindings command on MariaDB and SQLite", () => {
     expect(scheme.err).toContain("a MySQL URL starts with `mysql://`");
   });
 });
+
+describe("MariaDB statement timeout", () => {
+  it("a statement that runs past statementTimeout is interrupted", async (t) => {
+    const e = engineFor("mariadb", t);
+    if (!e) return;
+    // 625 rows at 10 ms each: far past the 300 ms allowed.
+    await e.rows(
+      "CREATE VIEW slow AS SELECT a.id FROM users a, users b, users c, users d WHERE SLEEP(0.01) = 0",
+    );
+    const session = await openDatabase(e.url, { dialect: "mysql", statementTimeout: 300 });
+    try {
+      const slow = await session.table(["slow"]);
+      await expect(session.duplicateKeys(slow!, ["id"])).rejects.toThrow(/max_statement_time/);
+    } finally {
+      await session.close();
+      await e.rows("DROP VIEW slow");
+    }
+  });
+});
