@@ -178,9 +178,9 @@ function fieldType(field: mysql.FieldPacket): string {
 }
 
 const DESCRIBE_PREFIX = "SELECT * FROM (\n";
+const DESCRIBE_SUFFIX = "\n) AS polar_describe LIMIT 0";
 /** "Duplicate column name": a derived table's columns must have distinct names. */
 const ER_DUP_FIELDNAME = 1060;
-const DESCRIBE_SUFFIX = "\n) AS polar_describe LIMIT 0";
 
 /**
  * Where in `query` the database's error points, when its message names a place: the text
