@@ -46,6 +46,8 @@ interface Engine {
   readonly url: string;
   /** Rows as arrays of values, over a connection of the test's own. */
   rows(sql: string): Promise<unknown[][]>;
+  /** Runs statements that write (the sessions cannot). */
+  exec(sql: string): Promise<void>;
   /** An id column as text. */
   text(column: string): string;
   /** What the database holds, to compare before and after a check. */
@@ -87,6 +89,9 @@ async function mariadbEngine(): Promise<Engine | null> {
     dialect: "mysql",
     url,
     rows,
+    async exec(sql) {
+      await admin.query(sql);
+    },
     text: (column) => `CAST(${column} AS CHAR)`,
     async fingerprint() {
       const sums = await rows(`CHECKSUM TABLE ${TABLES.join(", ")} EXTENDED`);
@@ -118,6 +123,11 @@ async function sqliteEngine(): Promise<Engine> {
     url,
     async rows(sql) {
       return reader.prepare(sql).raw().all() as unknown[][];
+    },
+    async exec(sql) {
+      const writer = new Database(file);
+      writer.exec(sql);
+      writer.close();
     },
     text: (column) => `CAST(${column} AS TEXT)`,
     async fingerprint() {
@@ -505,6 +515,42 @@ keys:
   });
 });
 
+describe.each(["mariadb", "sqlite"])("%s: names in other cases", (name) => {
+  it("keys name tables and columns as the engine compares them, whatever their case", async (t) => {
+    const e = engineFor(name, t);
+    if (!e) return;
+    await e.exec(
+      "CREATE TABLE Teams (TeamId int NOT NULL PRIMARY KEY, OrgId varchar(64) NOT NULL); INSERT INTO Teams VALUES (1, 'acme'), (2, 'acme')",
+    );
+    try {
+      const check = async (keys: string) => {
+        const yaml = `facts:
+  "has_relation(Team:_, organization, Organization:_)":
+    query: SELECT TeamId, OrgId FROM Teams
+sql_types:
+  Team: int
+keys:
+  ${keys}
+`;
+        const result = await checkBindingsWithDatabase(null, yaml, e.session(), {
+          syntax: e.dialect,
+        });
+        return result.diagnostics.map((d) => `${d.code} ${d.message}`);
+      };
+      // Unquoted, both are read as `teams` and `teamid`: the primary key.
+      expect(await check("Teams: TeamId")).toEqual([]);
+      expect(await check("TEAMS: [orgid]")).toEqual([
+        "P711 key `(OrgId)` of table `teams` is not unique: 1 value occurs in more than one row",
+      ]);
+      expect(await check("Teamz: TeamId")).toContain(
+        "P711 table `teamz` of `keys` does not exist in the database",
+      );
+    } finally {
+      await e.exec("DROP TABLE Teams");
+    }
+  });
+});
+
 describe("dialect details", () => {
   it("quoted identifiers read back as the same name in the dialect's bindings syntax", () => {
     const name = fc
@@ -768,7 +814,7 @@ describe("MariaDB statement timeout", () => {
     const e = engineFor("mariadb", t);
     if (!e) return;
     // 625 rows at 10 ms each: far past the 300 ms allowed.
-    await e.rows(
+    await e.exec(
       "CREATE VIEW slow AS SELECT a.id FROM users a, users b, users c, users d WHERE SLEEP(0.01) = 0",
     );
     const session = await openDatabase(e.url, { dialect: "mysql", statementTimeout: 300 });
@@ -777,7 +823,7 @@ describe("MariaDB statement timeout", () => {
       await expect(session.duplicateKeys(slow!, ["id"])).rejects.toThrow(/max_statement_time/);
     } finally {
       await session.close();
-      await e.rows("DROP VIEW slow");
+      await e.exec("DROP VIEW slow");
     }
   });
 });

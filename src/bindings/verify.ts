@@ -189,8 +189,12 @@ function checkColumnType(
 
 async function checkKeys(context: Context): Promise<void> {
   const { read, session } = context;
+  // MySQL and SQLite compare column names without regard to case, while the bindings reader
+  // folds unquoted names to lower case (docs/dialects.md); PostgreSQL compares them exactly.
+  const sameName = (a: string, b: string) =>
+    session.dialect === "postgres" ? a === b : a.toLowerCase() === b.toLowerCase();
   for (const [table, canonicalColumns] of read.data.keys) {
-    const columns = canonicalColumns.map((c) => (JSON.parse(c) as string[])[0]!);
+    const written = canonicalColumns.map((c) => (JSON.parse(c) as string[])[0]!);
     const span = read.locations.keys.get(table);
     const name = displayTableName(table);
     const found = await session.table(JSON.parse(table) as string[]);
@@ -200,7 +204,8 @@ async function checkKeys(context: Context): Promise<void> {
       );
       continue;
     }
-    const missing = columns.filter((c) => !found.columns.some((column) => column.name === c));
+    const catalogName = (c: string) => found.columns.find((column) => sameName(column.name, c));
+    const missing = written.filter((c) => catalogName(c) === undefined);
     if (missing.length > 0) {
       context.diagnostics.push(
         error(
@@ -211,6 +216,7 @@ async function checkKeys(context: Context): Promise<void> {
       );
       continue;
     }
+    const columns = written.map((c) => catalogName(c)!.name);
     const notNull = (c: string) => found.columns.some((col) => col.name === c && !col.nullable);
     const unique = [found.primaryKey, ...found.uniqueKeys].some((key) =>
       key?.every((c) => columns.includes(c) && notNull(c)),

@@ -371,8 +371,16 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
       return readOnly(async () => {
         if (name.length < 1 || name.length > 2) return null;
         const schema = name.length === 2 ? name[0]! : await currentSchema();
-        const rows = await run(`${TABLES} AND TABLE_NAME = ?`, [schema, name[name.length - 1]]);
-        const [table] = await tablesOf(schema, rows.rows as unknown as TableRow[]);
+        const wanted = name[name.length - 1]!;
+        // The bindings reader folds unquoted names to lower case; where the server compares
+        // table names exactly (lower_case_table_names=0), take the one table of that name in
+        // any case.
+        const rows = (await run(TABLES, [schema])).rows as unknown as TableRow[];
+        const exact = rows.filter((row) => row.name === wanted);
+        const folded = rows.filter((row) => row.name.toLowerCase() === wanted.toLowerCase());
+        const matches = exact.length > 0 ? exact : folded;
+        if (matches.length !== 1) return null;
+        const [table] = await tablesOf(schema, matches);
         return table ?? null;
       });
     },
