@@ -25,7 +25,7 @@ import { checkBindingsWithDatabase } from "../src/bindings/verify.js";
 import { main } from "../src/cli/main.js";
 import type { GroundFact } from "../src/core/value.js";
 import { mysqlFamily, mysqlIdentifier } from "../src/database/mysql.js";
-import { openDatabase } from "../src/database/open.js";
+import { dialectOfUrl, openDatabase } from "../src/database/open.js";
 import { sqliteFamily, sqliteIdentifier, sqlitePath } from "../src/database/sqlite.js";
 import { type DatabaseSession, DIALECTS } from "../src/database/types.js";
 import { authorize, list } from "../src/evaluate/index.js";
@@ -606,6 +606,18 @@ describe("dialect details", () => {
       "other",
       "other",
     ]);
+  });
+
+  it("a URL's scheme names its dialect", () => {
+    expect(
+      [
+        "mysql://root@db:3306/app",
+        "MariaDB://root@db/app",
+        "sqlite:app.db",
+        "postgres://app@db/app",
+        "postgresql://db/app",
+      ].map(dialectOfUrl),
+    ).toEqual(["mysql", "mysql", "sqlite", "postgres", "postgres"]);
   });
 
   it("reads a SQLite URL as sqlite:<path> only", () => {

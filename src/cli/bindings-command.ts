@@ -9,7 +9,7 @@ import { checkBindings } from "../bindings/check.js";
 import { draftBindings } from "../bindings/draft.js";
 import { checkBindingsWithDatabase } from "../bindings/verify.js";
 import type { Program } from "../check/program.js";
-import { isDialectName, openDatabase } from "../database/open.js";
+import { dialectOfUrl, isDialectName, openDatabase } from "../database/open.js";
 import { type DatabaseSession, DIALECTS, type DialectName } from "../database/types.js";
 import { inMemoryCentralFacts } from "../plan/resolve/central-facts.js";
 import { dialectNamed } from "../print/registry.js";
@@ -131,17 +131,10 @@ async function withDatabase<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The dialect a database URL's scheme names: `mysql://` and `mariadb://`, `sqlite:`. */
-function dialectOfUrl(url: string | undefined): DialectName {
-  if (url === undefined) return "postgres";
-  if (/^(?:mysql|mariadb):\/\//i.test(url)) return "mysql";
-  if (/^sqlite:/i.test(url)) return "sqlite";
-  return "postgres";
-}
-
 function dialectOf(values: Values): DialectName {
   // Without `--dialect`, the URL's scheme says (docs/bindings.md, "Dialects").
-  const dialect = values.dialect ?? dialectOfUrl(values["database-url"]);
+  const url = values["database-url"];
+  const dialect = values.dialect ?? (url === undefined ? "postgres" : dialectOfUrl(url));
   if (isDialectName(dialect)) return dialect;
   const allowed = DIALECTS.map((d) => `\`${d}\``).join(", ");
   // `sql --dialect` prints SQL for more engines than these commands can connect to.

@@ -8,10 +8,20 @@ import { openSqlite } from "./sqlite.js";
 import { type DatabaseSession, DIALECTS, type DialectName } from "./types.js";
 
 export interface OpenDatabaseOptions {
-  /** Default `postgres`. */
+  /** Default: the one the URL's scheme names (`dialectOfUrl`). */
   readonly dialect?: DialectName;
   /** Milliseconds any one statement may run; default 30 000 (not on SQLite). */
   readonly statementTimeout?: number;
+}
+
+/**
+ * The dialect a URL's scheme names: `mysql://` and `mariadb://` are `mysql`, `sqlite:` is
+ * `sqlite`, anything else `postgres`.
+ */
+export function dialectOfUrl(url: string): DialectName {
+  if (/^(?:mysql|mariadb):\/\//i.test(url)) return "mysql";
+  if (/^sqlite:/i.test(url)) return "sqlite";
+  return "postgres";
 }
 
 /** True when `name` is a dialect this build can open. */
@@ -31,7 +41,7 @@ export async function openDatabase(
   url: string,
   options: OpenDatabaseOptions = {},
 ): Promise<DatabaseSession> {
-  const dialect = options.dialect ?? "postgres";
+  const dialect = options.dialect ?? dialectOfUrl(url);
   const timeout =
     options.statementTimeout === undefined ? {} : { statementTimeout: options.statementTimeout };
   switch (dialect) {
