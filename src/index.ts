@@ -46,12 +46,19 @@ export {
 } from "./client/http.js";
 export { formatValue, parsePattern, parseValue, type TypedValue } from "./client/values.js";
 export type { GroundFact, Value } from "./core/value.js";
-export { type OpenDatabaseOptions, openDatabase } from "./database/open.js";
+export {
+  type MysqlPreparer,
+  type MysqlRunner,
+  type MysqlSessionOptions,
+  mysqlSession,
+} from "./database/mysql.js";
+export { dialectOfUrl, type OpenDatabaseOptions, openDatabase } from "./database/open.js";
 export {
   type PgRunner,
   type PostgresSessionOptions,
   postgresSession,
 } from "./database/postgres.js";
+export { sqliteSession } from "./database/sqlite.js";
 export type {
   Catalog,
   CatalogColumn,

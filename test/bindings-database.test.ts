@@ -420,9 +420,11 @@ describe.skipIf(!databaseUrl)("the bindings command on the PostgreSQL server", (
     const dialect = await run(["bindings", "init", "--database-url", "x", "--dialect", "oracle"]);
     expect(dialect.code).toBe(2);
     expect(dialect.err).toContain("unknown dialect `oracle`; use one of `postgres`");
-    const later = await run(["bindings", "init", "--database-url", "x", "--dialect", "sqlite"]);
-    expect(later.code).toBe(2);
-    expect(later.err).toContain("`bindings` cannot connect to sqlite yet; use one of `postgres`");
+    expect(dialect.err).toContain("use one of `postgres`, `mysql`, `sqlite`");
+    // MariaDB and SQLite: test/bindings-database-dialects.test.ts.
+    const sqlite = await run(["bindings", "init", "--database-url", "x", "--dialect", "sqlite"]);
+    expect(sqlite.code).toBe(2);
+    expect(sqlite.err).toContain("a SQLite database is named `sqlite:<path>`");
     const down = await run([
       "bindings",
       "init",

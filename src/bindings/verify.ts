@@ -6,7 +6,7 @@
  * only reads (see `DatabaseSession`).
  */
 import type { Program } from "../check/program.js";
-import type { ColumnFamily, DatabaseSession } from "../database/types.js";
+import { type ColumnFamily, type DatabaseSession, SQLITE_UNTYPED } from "../database/types.js";
 import { type Diagnostic, error, hasErrors, tick, warning } from "../source/diagnostic.js";
 import type { Span } from "../source/source.js";
 import {
@@ -131,13 +131,27 @@ function checkColumnType(
   const { session, read } = context;
   const family = session.family(columnType);
   const what = `column ${index + 1} of binding ${tick(binding.signature)} is ${tick(columnType)}`;
+  if (session.dialect === "sqlite" && columnType === SQLITE_UNTYPED) {
+    // A computed column: SQLite knows no type for it until it reads a row.
+    context.diagnostics.push(
+      warning(
+        "W008",
+        `column ${index + 1} of binding ${tick(binding.signature)} has no declared type (SQLite types computed columns by their values); comparisons with ${tick(slotType)} values may fail`,
+        span,
+        "select a table column, or CAST the expression to the column type of the values",
+      ),
+    );
+    return;
+  }
   const primitive = PRIMITIVE_FAMILY[slotType];
   if (primitive !== undefined) {
     if (family === primitive) return;
-    // Enums and domains over text, or decimals holding integers, may still compare.
+    // Enums and domains over text, or decimals holding integers, may still compare; MySQL
+    // computes booleans as integers 0/1 (docs/dialects.md).
     const maybe =
       (primitive === "text" && family === "other") ||
-      (primitive === "integer" && family === "decimal");
+      (primitive === "integer" && family === "decimal") ||
+      (primitive === "boolean" && family === "integer" && session.dialect === "mysql");
     const message = `${what}, not a type for ${tick(slotType)} values`;
     context.diagnostics.push(
       maybe
@@ -175,8 +189,12 @@ function checkColumnType(
 
 async function checkKeys(context: Context): Promise<void> {
   const { read, session } = context;
+  // MySQL and SQLite compare column names without regard to case, while the bindings reader
+  // folds unquoted names to lower case (docs/dialects.md); PostgreSQL compares them exactly.
+  const sameName = (a: string, b: string) =>
+    session.dialect === "postgres" ? a === b : a.toLowerCase() === b.toLowerCase();
   for (const [table, canonicalColumns] of read.data.keys) {
-    const columns = canonicalColumns.map((c) => (JSON.parse(c) as string[])[0]!);
+    const written = canonicalColumns.map((c) => (JSON.parse(c) as string[])[0]!);
     const span = read.locations.keys.get(table);
     const name = displayTableName(table);
     const found = await session.table(JSON.parse(table) as string[]);
@@ -186,7 +204,8 @@ async function checkKeys(context: Context): Promise<void> {
       );
       continue;
     }
-    const missing = columns.filter((c) => !found.columns.some((column) => column.name === c));
+    const catalogName = (c: string) => found.columns.find((column) => sameName(column.name, c));
+    const missing = written.filter((c) => catalogName(c) === undefined);
     if (missing.length > 0) {
       context.diagnostics.push(
         error(
@@ -197,6 +216,7 @@ async function checkKeys(context: Context): Promise<void> {
       );
       continue;
     }
+    const columns = written.map((c) => catalogName(c)!.name);
     const notNull = (c: string) => found.columns.some((col) => col.name === c && !col.nullable);
     const unique = [found.primaryKey, ...found.uniqueKeys].some((key) =>
       key?.every((c) => columns.includes(c) && notNull(c)),

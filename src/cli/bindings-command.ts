@@ -9,7 +9,7 @@ import { checkBindings } from "../bindings/check.js";
 import { draftBindings } from "../bindings/draft.js";
 import { checkBindingsWithDatabase } from "../bindings/verify.js";
 import type { Program } from "../check/program.js";
-import { isDialectName, openDatabase } from "../database/open.js";
+import { dialectOfUrl, isDialectName, openDatabase } from "../database/open.js";
 import { type DatabaseSession, DIALECTS, type DialectName } from "../database/types.js";
 import { inMemoryCentralFacts } from "../plan/resolve/central-facts.js";
 import { dialectNamed } from "../print/registry.js";
@@ -44,6 +44,11 @@ examples:
     --policy app.polar > bindings.yaml
   polar-sql bindings check --policy app.polar --bindings bindings.yaml \\
     --database-url postgres://app@localhost/app
+
+database URLs (without --dialect, the URL's scheme names the dialect):
+  postgres  postgres://user@host:5432/database
+  mysql     mysql://user:password@host:3306/database   (MySQL 8, MariaDB 10.6+)
+  sqlite    sqlite:<path>, e.g. sqlite:app.db           (opened read-only)
 
 exit codes:
   0  the bindings are sound (there may be warnings), or a draft was printed
@@ -127,7 +132,9 @@ async function withDatabase<T>(work: () => Promise<T>): Promise<T> {
 }
 
 function dialectOf(values: Values): DialectName {
-  const dialect = values.dialect ?? "postgres";
+  // Without `--dialect`, the URL's scheme says (docs/bindings.md, "Dialects").
+  const url = values["database-url"];
+  const dialect = values.dialect ?? (url === undefined ? "postgres" : dialectOfUrl(url));
   if (isDialectName(dialect)) return dialect;
   const allowed = DIALECTS.map((d) => `\`${d}\``).join(", ");
   // `sql --dialect` prints SQL for more engines than these commands can connect to.
@@ -188,6 +195,8 @@ async function check(values: Values, policyFiles: readonly string[], io: CliIo):
   const facts = values.facts === undefined ? undefined : await readFacts(values.facts);
   const options = {
     fileName: values.bindings,
+    // The binding queries are written in the application's SQL (docs/dialects.md).
+    ...(dialect !== "postgres" && { syntax: dialect }),
     ...(facts && { central: inMemoryCentralFacts(facts) }),
   };
   let result: BindingsCheck;
