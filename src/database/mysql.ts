@@ -19,17 +19,34 @@ import type {
   TableName,
 } from "./types.js";
 
+/**
+ * What a session reads of a result column's protocol metadata (mysql2's `FieldPacket` has these
+ * and more). Declared here so that the package's types do not need mysql2, an optional peer.
+ */
+export interface MysqlField {
+  readonly name: string;
+  readonly db?: string | undefined;
+  readonly orgTable?: string | undefined;
+  readonly orgName?: string | undefined;
+  readonly type?: number | undefined;
+  readonly columnType?: number | undefined;
+  readonly columnLength?: number | undefined;
+  readonly characterSet?: number | undefined;
+  readonly flags?: number | readonly string[] | undefined;
+  readonly extendedTypeName?: string | undefined;
+}
+
 /** Runs one statement with `?` parameters over one connection. */
 export type MysqlRunner = (
   text: string,
   params: readonly unknown[],
 ) => Promise<{
   readonly rows: readonly Record<string, unknown>[];
-  readonly fields: readonly mysql.FieldPacket[];
+  readonly fields: readonly MysqlField[];
 }>;
 
 /** Prepares a statement (never runs it) and returns its result columns. */
-export type MysqlPreparer = (text: string) => Promise<readonly mysql.FieldPacket[]>;
+export type MysqlPreparer = (text: string) => Promise<readonly MysqlField[]>;
 
 export interface MysqlSessionOptions {
   /**
@@ -116,7 +133,7 @@ export function mysqlFamily(type: string): ColumnFamily {
 }
 
 /** The type of a result column from its protocol metadata (`mysql2/lib/constants/types.js`). */
-function fieldType(field: mysql.FieldPacket): string {
+function fieldType(field: MysqlField): string {
   if (field.extendedTypeName) return field.extendedTypeName;
   const flags = typeof field.flags === "number" ? field.flags : 0;
   const unsigned = flags & 32 ? " unsigned" : "";
@@ -309,7 +326,7 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
   }
 
   /** Declared types of result columns read straight from a table or view. */
-  async function declaredTypes(fields: readonly mysql.FieldPacket[]): Promise<Map<string, string>> {
+  async function declaredTypes(fields: readonly MysqlField[]): Promise<Map<string, string>> {
     const direct = fields.filter((f) => f.db && f.orgTable && f.orgName);
     if (direct.length === 0) return new Map();
     const conditions = direct.map(
@@ -323,7 +340,7 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
     return new Map(found.rows.map((r) => [JSON.stringify([r.s, r.t, r.c]), r.type as string]));
   }
 
-  async function columnsOf(fields: readonly mysql.FieldPacket[]): Promise<DescribedColumn[]> {
+  async function columnsOf(fields: readonly MysqlField[]): Promise<DescribedColumn[]> {
     const declared = await declaredTypes(fields);
     return fields.map((field) => ({
       name: field.name,
@@ -337,7 +354,7 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
 
     describe(query) {
       return readOnly(async (): Promise<Described> => {
-        let fields: readonly mysql.FieldPacket[];
+        let fields: readonly MysqlField[];
         try {
           fields = (await run(`${DESCRIBE_PREFIX}${query}${DESCRIBE_SUFFIX}`, [])).fields;
         } catch (cause) {
@@ -456,7 +473,7 @@ export async function openMysql(
         try {
           // mysql2 keeps the prepared statement's column definitions here (untyped).
           const { statement } = prepared as unknown as {
-            statement: { columns?: mysql.FieldPacket[] };
+            statement: { columns?: MysqlField[] };
           };
           return statement.columns ?? [];
         } finally {

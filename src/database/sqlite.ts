@@ -99,9 +99,28 @@ interface ColumnInfo {
   readonly pk: number;
 }
 
+/**
+ * What a session uses of a better-sqlite3 database and its statements. Declared here so that
+ * the package's types do not need better-sqlite3, an optional peer; its `Database` fits.
+ */
+export interface SqliteDatabase {
+  prepare(sql: string): SqliteStatement;
+  exec(sql: string): unknown;
+}
+
+/** A prepared better-sqlite3 statement, as a session uses it. */
+export interface SqliteStatement {
+  /** Whether it returns rows, and whether it leaves the database unchanged. */
+  readonly reader: boolean;
+  readonly readonly: boolean;
+  columns(): { name: string; type: string | null }[];
+  all(...params: unknown[]): unknown[];
+  get(...params: unknown[]): unknown;
+}
+
 /** A session over an open better-sqlite3 database (open it read-only). */
 export function sqliteSession(
-  db: Database.Database,
+  db: SqliteDatabase,
   options: { readonly close?: () => Promise<void> } = {},
 ): DatabaseSession {
   function snapshot<T>(work: () => T): Promise<T> {
@@ -195,7 +214,7 @@ export function sqliteSession(
 
     describe(query) {
       return snapshot((): Described => {
-        let statement: Database.Statement;
+        let statement: SqliteStatement;
         try {
           statement = db.prepare(query);
         } catch (cause) {
