@@ -8,64 +8,16 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { actionsQuery, authorizeQuery, listQuery } from "../src/api/local.js";
-import type { GroundFact } from "../src/core/value.js";
 import type { DialectName } from "../src/print/registry.js";
 import { compareOn, loadOn, prepareOn, refused } from "./dialect-support.js";
-import {
-  attributes,
-  attributesSpace,
-  blocked,
-  blockedSpace,
-  customAllow,
-  customAllowSpace,
-  extendsFamily,
-  extendsSpace,
-  folders,
-  foldersSpace,
-  globalRoles,
-  globalSpace,
-  levels,
-  levelsSpace,
-  managers,
-  managersSpace,
-  mutual,
-  mutualParity,
-  mutualParitySpace,
-  mutualSelf,
-  mutualSelfSpace,
-  mutualSpace,
-  mutualTypes,
-  mutualTypesSpace,
-  nested,
-  nestedSpace,
-  rbac,
-  rbacSpace,
-  routedFacts,
-} from "./local-families.js";
+import { ORACLE_CASES, routedFacts } from "./local-families.js";
 import { checked, type Family } from "./local-support.js";
 import { describeDialects } from "./support/dialect-engines.js";
 import { propertyRuns } from "./support/runs.js";
 
 const RUNS = Number(process.env.ORACLE_RUNS ?? propertyRuns(2, 12));
 
-const cases = (
-  [
-    [rbac, rbacSpace],
-    [nested, nestedSpace],
-    [folders, foldersSpace],
-    [globalRoles, globalSpace],
-    [attributes, attributesSpace],
-    [customAllow, customAllowSpace],
-    [extendsFamily, extendsSpace],
-    [mutual, mutualSpace],
-    [mutualSelf, mutualSelfSpace],
-    [mutualParity, mutualParitySpace],
-    [mutualTypes, mutualTypesSpace],
-    [blocked, blockedSpace],
-    [levels, levelsSpace],
-    [managers, managersSpace],
-  ] as [Family, GroundFact[]][]
-).map(([family, space]) => ({ name: family.name, family, space }));
+const cases = ORACLE_CASES;
 
 afterAll(() => {
   // MariaDB refuses questions that read one recursive relation too often (docs/dialects.md);

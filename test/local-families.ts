@@ -677,3 +677,27 @@ export const managersSpace = [
   ...factSpace("manages", staff, staff),
   ...factSpace("has_relation", ids("Report", ["10", "11", "12"]), [s("owner")], staff),
 ];
+
+/** Every family with its fact space: the cases the oracle suites run on each engine. */
+export const ORACLE_CASES: readonly {
+  readonly name: string;
+  readonly family: Family;
+  readonly space: readonly GroundFact[];
+}[] = (
+  [
+    [rbac, rbacSpace],
+    [nested, nestedSpace],
+    [folders, foldersSpace],
+    [globalRoles, globalSpace],
+    [attributes, attributesSpace],
+    [customAllow, customAllowSpace],
+    [extendsFamily, extendsSpace],
+    [mutual, mutualSpace],
+    [mutualSelf, mutualSelfSpace],
+    [mutualParity, mutualParitySpace],
+    [mutualTypes, mutualTypesSpace],
+    [blocked, blockedSpace],
+    [levels, levelsSpace],
+    [managers, managersSpace],
+  ] as [Family, GroundFact[]][]
+).map(([family, space]) => ({ name: family.name, family, space }));

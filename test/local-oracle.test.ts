@@ -6,62 +6,14 @@
  */
 import fc from "fast-check";
 import { describe, it } from "vitest";
-import type { GroundFact } from "../src/core/value.js";
-import {
-  attributes,
-  attributesSpace,
-  blocked,
-  blockedSpace,
-  customAllow,
-  customAllowSpace,
-  extendsFamily,
-  extendsSpace,
-  folders,
-  foldersSpace,
-  globalRoles,
-  globalSpace,
-  levels,
-  levelsSpace,
-  managers,
-  managersSpace,
-  mutual,
-  mutualParity,
-  mutualParitySpace,
-  mutualSelf,
-  mutualSelfSpace,
-  mutualSpace,
-  mutualTypes,
-  mutualTypesSpace,
-  nested,
-  nestedSpace,
-  rbac,
-  rbacSpace,
-  routedFacts,
-} from "./local-families.js";
-import { compareAll, type Family, load, prepare } from "./local-support.js";
+import { ORACLE_CASES, routedFacts } from "./local-families.js";
+import { compareAll, load, prepare } from "./local-support.js";
 import { describeEngines } from "./support/databases.js";
 import { propertyRuns } from "./support/runs.js";
 
 const RUNS = Number(process.env.ORACLE_RUNS ?? propertyRuns(2, 12));
 
-const cases = (
-  [
-    [rbac, rbacSpace],
-    [nested, nestedSpace],
-    [folders, foldersSpace],
-    [globalRoles, globalSpace],
-    [attributes, attributesSpace],
-    [customAllow, customAllowSpace],
-    [extendsFamily, extendsSpace],
-    [mutual, mutualSpace],
-    [mutualSelf, mutualSelfSpace],
-    [mutualParity, mutualParitySpace],
-    [mutualTypes, mutualTypesSpace],
-    [blocked, blockedSpace],
-    [levels, levelsSpace],
-    [managers, managersSpace],
-  ] as [Family, GroundFact[]][]
-).map(([family, space]) => ({ name: family.name, family, space }));
+const cases = ORACLE_CASES;
 
 describeEngines("$name", (engine) => {
   describe.each(cases)("$name", ({ family, space }) => {
