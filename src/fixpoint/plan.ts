@@ -10,7 +10,7 @@ import type { Clause, PredicateKey, Program } from "../check/program.js";
 import { planBody } from "../plan/body.js";
 import type { Planner } from "../plan/context.js";
 import { PlanError } from "../plan/errors.js";
-import { expandBranches } from "../plan/expand.js";
+import { expandBranches, newExpansion } from "../plan/expand.js";
 import { type Branch, type Plan, termType } from "../plan/ir.js";
 import { simplifyBranches } from "../plan/merge.js";
 import { createPlanner } from "../plan/plan.js";
@@ -73,14 +73,7 @@ function relationPlans(
     conditions: state.conditions,
     outputs: variables.map((v) => outputOf(state, v)),
   }));
-  const expansion = {
-    planner,
-    ctes: [],
-    cteIndex: new Map<string, number>(),
-    selectiveCtes: new Set<number>(),
-    building: [],
-    walks: new Map(),
-  };
+  const expansion = newExpansion(planner);
   const expanded = expandBranches(expansion, branches);
   const groups = new Map<string, { types: string[]; branches: Branch[] }>();
   for (const branch of expanded) {

@@ -57,6 +57,18 @@ export interface Expansion {
   readonly walks: Map<number, { readonly varying: readonly number[]; readonly signature: string }>;
 }
 
+/** An expansion with no CTE built yet, for one plan. */
+export function newExpansion(planner: Planner): Expansion {
+  return {
+    planner,
+    ctes: [],
+    cteIndex: new Map(),
+    selectiveCtes: new Set(),
+    building: [],
+    walks: new Map(),
+  };
+}
+
 const MAX_NESTED_CTES = 64;
 
 export type RecursivePlan = Extract<InstancePlan, { kind: "recursive" }>;

@@ -10,7 +10,7 @@ import type { Span } from "../source/source.js";
 import { planBody } from "./body.js";
 import { freshAlias, openPlanner, type Planner } from "./context.js";
 import { PlanError, UnboundError } from "./errors.js";
-import { expandBranches } from "./expand.js";
+import { expandBranches, newExpansion } from "./expand.js";
 import { type Goal, goalKey, goalVariableType } from "./goal.js";
 import { argColumn, type Branch, column, literal, type Plan, type Term } from "./ir.js";
 import { simplifyBranches } from "./merge.js";
@@ -71,14 +71,7 @@ function planWith(planner: Planner, goal: Goal, bindOuter: boolean): Plan {
     conditions: state.conditions,
     outputs: goal.outputs.map((name) => outputOf(state, internal(name))),
   }));
-  const expansion = {
-    planner,
-    ctes: [],
-    cteIndex: new Map<string, number>(),
-    selectiveCtes: new Set<number>(),
-    building: [],
-    walks: new Map(),
-  };
+  const expansion = newExpansion(planner);
   const expanded = expandBranches(expansion, branches);
   return {
     ctes: expansion.ctes,
