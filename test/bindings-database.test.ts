@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorizeQuery, listQuery } from "../src/api/local.js";
@@ -25,6 +25,7 @@ import { authorize, list } from "../src/evaluate/index.js";
 import type { Diagnostic } from "../src/source/diagnostic.js";
 import { positionOf } from "../src/source/source.js";
 import { checked } from "./local-support.js";
+import { openTestPglite } from "./support/pglite.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures", "bindings");
 const SCHEMA = readFileSync(join(FIXTURES, "schema.sql"), "utf8");
@@ -42,7 +43,7 @@ interface Engine {
 }
 
 async function pgliteEngine(): Promise<Engine & { close(): Promise<void> }> {
-  const lite = await PGlite.create();
+  const lite = await openTestPglite();
   await lite.exec(SCHEMA);
   return {
     name: "pglite",

@@ -4,7 +4,7 @@
  * evaluate_query = authorize_resources = authorize_query executed = the reference evaluator.
  * Each policy family runs twice: facts stored, and the same facts sent as context facts.
  */
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkPolicy } from "../src/check/check.js";
@@ -14,6 +14,7 @@ import { indexFacts } from "../src/evaluate/index.js";
 import { askEverything } from "./support/central-answers.js";
 import { CENTRAL_FAMILIES, type CentralFamily, NOW } from "./support/central-families.js";
 import { describeServiceEngines } from "./support/central-services.js";
+import { openTestPglite } from "./support/pglite.js";
 import { propertyRuns } from "./support/runs.js";
 
 /** Each run asks a few hundred questions of a real database; keep the count modest. */
@@ -21,7 +22,7 @@ const RUNS = Number(process.env.CENTRAL_RUNS ?? propertyRuns(1, 6));
 
 let sqlDb: PGlite;
 beforeAll(async () => {
-  sqlDb = await PGlite.create();
+  sqlDb = await openTestPglite();
 });
 afterAll(async () => {
   await sqlDb?.close();

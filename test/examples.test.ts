@@ -1,11 +1,12 @@
 /** The quick-start examples run and give the answers the README promises. */
 import { readFileSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { describe, expect, it } from "vitest";
 import { readableIssues } from "../examples/quickstart/local-filter.js";
 import { askTheService } from "../examples/quickstart/oso-client.js";
 import { checkPolicyText } from "../src/check/check.js";
 import { runTests } from "../src/evaluate/test-runner.js";
+import { openTestPglite } from "./support/pglite.js";
 
 describe("examples/quickstart", () => {
   it("has a policy whose tests pass", () => {
@@ -16,7 +17,7 @@ describe("examples/quickstart", () => {
 
   it("filters the issues table by permission with the library", async () => {
     // One database for the three questions (PGlite takes seconds to start).
-    const db = await PGlite.create();
+    const db = await openTestPglite();
     try {
       await db.exec(readFileSync("examples/quickstart/schema.sql", "utf8"));
       expect(await readableIssues("bob", db)).toEqual([

@@ -16,14 +16,24 @@ resource Doc {
 }
 `;
 
-const opened: PolarService[] = [];
+/**
+ * One service per option set, shared by the tests that use it (a service starts a database and
+ * a worker pool): each test posts its policy and clears the facts first.
+ */
+const services = new Map<string, Promise<PolarService>>();
 afterAll(async () => {
-  await Promise.all(opened.map((service) => service.close()));
+  await Promise.all([...services.values()].map(async (service) => (await service).close()));
 });
 
 async function serviceWith(policy: string, options: ServiceOptions = {}): Promise<PolarService> {
-  const service = await createService(options);
-  opened.push(service);
+  const key = JSON.stringify(options);
+  let opening = services.get(key);
+  if (!opening) {
+    opening = createService(options);
+    services.set(key, opening);
+  }
+  const service = await opening;
+  await service.clearData();
   await service.postPolicy({ src: policy, filename: "hostile.polar" }, {});
   return service;
 }
@@ -223,15 +233,13 @@ describe("budgets name the limit, its value and the setting", () => {
   assert allow(User{"ada"}, "read", Doc{"d"});
 }
 `;
-    const limited = await createService({ limits: { evaluationSteps: 1 } });
-    opened.push(limited);
+    const limited = await serviceWith(BASE, { limits: { evaluationSteps: 1 } });
     const { status, message } = await refusal(
       limited.postPolicy({ src: policy, filename: null }, {}),
     );
     expect(status).toBe(422);
     expect(message).toMatch(/limit of 1 evaluation steps.*`--max-evaluation-steps`/);
-    const service = await createService();
-    opened.push(service);
+    const service = await serviceWith(BASE);
     expect((await service.postPolicy({ src: policy, filename: null }, {})).status ?? 200).toBe(200);
   });
 

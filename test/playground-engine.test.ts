@@ -3,7 +3,7 @@
  * its facts read, its tests pass, and for every question the SQL run on PGlite agrees with the
  * evaluator's answer; bad policies, facts and questions come back as diagnostics or errors.
  */
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   answer,
@@ -16,11 +16,12 @@ import {
   rowsText,
 } from "../playground/src/engine.js";
 import { EXAMPLES } from "../playground/src/examples.js";
+import { openTestPglite } from "./support/pglite.js";
 
 describe.each(EXAMPLES)("example $name", ({ state }) => {
   let db: PGlite;
   beforeAll(async () => {
-    db = await PGlite.create();
+    db = await openTestPglite();
     await db.exec(state.schema);
   });
   afterAll(async () => {

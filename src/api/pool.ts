@@ -10,6 +10,7 @@ import { availableParallelism } from "node:os";
 import { type ResourceLimits, Worker } from "node:worker_threads";
 import { limitMessage } from "./limits.js";
 import { ApiError } from "./service.js";
+import { sourceWorkerUrl } from "./source-worker.js";
 import type { Outcome, Task } from "./work.js";
 
 export interface PoolOptions {
@@ -57,16 +58,14 @@ type WorkerMessage =
   | { readonly id: number; readonly error: string };
 
 /**
- * The compiled worker next to this file; under tsx (tests, benches) the TypeScript one, loaded
- * through tsx's loader registered inside the worker (loader flags do not reach workers).
+ * The compiled worker next to this file; from sources (tests, benches) the TypeScript one,
+ * bundled once per process (src/api/source-worker.ts).
  */
 function newWorker(resourceLimits: ResourceLimits): Worker {
   if (!import.meta.url.endsWith(".ts")) {
     return new Worker(new URL("./worker.js", import.meta.url), { resourceLimits });
   }
-  const url = new URL("./worker.ts", import.meta.url).href;
-  const code = `import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(url)}); });`;
-  return new Worker(code, { resourceLimits, eval: true });
+  return new Worker(sourceWorkerUrl(new URL("./worker.ts", import.meta.url)), { resourceLimits });
 }
 
 /**

@@ -4,9 +4,10 @@
  *
  *   describeEngines("$name", (engine) => { it(..., async () => { await engine.db().query(...) }) });
  */
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { afterAll, describe } from "vitest";
+import { openTestPglite } from "./pglite.js";
 
 export interface TestDatabase {
   /**
@@ -89,7 +90,7 @@ function pgliteEngine(): TestEngine {
   return {
     name: "pglite",
     async db() {
-      opened ??= PGlite.create();
+      opened ??= openTestPglite();
       const lite = await opened;
       return {
         async query<Row>(sql: string, parameters?: readonly unknown[]) {
