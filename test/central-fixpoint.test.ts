@@ -267,8 +267,9 @@ describeServiceEngines(
     const query = { actor_type: "User", actor_id: "ada", action: "read", resource_type: "Node" };
 
     it("answers when the fixpoint comes within the budget", async () => {
-      const service = await engine.fresh();
+      const service = await engine.service();
       await service.postPolicy({ src: closure.src, filename: closure.file }, {});
+      await service.clearData();
       // n0 → n1 → n2 → n3: the doubling rule needs two rounds.
       await service.batch([
         { inserts: wire([...chain(3), fact("start", users[0]!, v("Node", "n0"))]) },
@@ -282,8 +283,9 @@ describeServiceEngines(
     });
 
     it("refuses with a 400 naming the family when the rounds run out", async () => {
-      const service = await engine.fresh();
+      const service = await engine.service();
       await service.postPolicy({ src: closure.src, filename: closure.file }, {});
+      await service.clearData();
       // n0 → … → n40: about log2(40) rounds, more than 3.
       await service.batch([
         { inserts: wire([...chain(40), fact("start", users[0]!, v("Node", "n0"))]) },

@@ -18,14 +18,16 @@ afterEach(() => {
 
 describe("embedded PGlite", () => {
   it("runs with the embedded settings, and with given ones", async () => {
-    const db = await openPglite({ cachedImage: false });
+    // From the cached image, as every in-memory start after the first (the tests below start
+    // without one).
+    const db = await openPglite();
     try {
       const [row] = await db.query<{ shared_buffers: string }>("SHOW shared_buffers");
       expect(row?.shared_buffers).toBe("16MB");
     } finally {
       await db.close();
     }
-    const tuned = await openPglite({ cachedImage: false, settings: ["shared_buffers = 2MB"] });
+    const tuned = await openPglite({ settings: ["shared_buffers = 2MB"] });
     try {
       const [row] = await tuned.query<{ shared_buffers: string }>("SHOW shared_buffers");
       expect(row?.shared_buffers).toBe("2MB");
@@ -38,6 +40,8 @@ describe("embedded PGlite", () => {
     const cache = mkdtempSync(join(tmpdir(), "polar-cache-"));
     process.env.XDG_CACHE_HOME = cache;
     const first = await openStore();
+    const [settings] = await first.db.query<{ shared_buffers: string }>("SHOW shared_buffers");
+    expect(settings?.shared_buffers).toBe("16MB");
     await first.applyBatch([
       { inserts: [{ predicate: "f", args: [{ type: "User", id: "ada" }] }] },
     ]);
