@@ -1,6 +1,5 @@
 /** The quick-start examples run and give the answers the README promises. */
 import { readFileSync } from "node:fs";
-import type { PGlite } from "@electric-sql/pglite";
 import { describe, expect, it } from "vitest";
 import { readableIssues } from "../examples/quickstart/local-filter.js";
 import { askTheService } from "../examples/quickstart/oso-client.js";
