@@ -14,5 +14,10 @@ export default defineConfig({
     // Files in one worker share loaded modules: importing the compiler, PGlite and Kysely once
     // per worker instead of once per file. Tests keep no module-level state between files.
     isolate: false,
+    experimental: {
+      // Transformed modules are kept on disk (under node_modules) for the next run, keyed by
+      // their content and the configuration (bench/RESULTS.md, "Test suite time").
+      fsModuleCache: true,
+    },
   },
 });
