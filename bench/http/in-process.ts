@@ -1,0 +1,22 @@
+import { readFileSync } from "node:fs";
+import { serviceOver } from "../../src/api/central.js";
+import { openStore } from "../../src/store/store.js";
+import { generateFacts, POLICY_FILE, requestMix, SCALES } from "./fixture.js";
+const store = await openStore({});
+const service = serviceOver(store, {});
+await service.postPolicy({ filename: "p.polar", src: readFileSync(POLICY_FILE, "utf8") }, {});
+const facts = generateFacts(SCALES.default);
+await store.applyBatch([{ inserts: facts as never }]);
+const mix = requestMix(SCALES.default, 500);
+const kind = (process.argv[2] ?? "authorize_query") as keyof typeof mix;
+const bodies = mix[kind].map((r) => JSON.parse(r.body));
+const call = (b: unknown) => kind === "authorize_query" ? service.authorizeQuery(b) : kind === "authorize" ? service.authorize(b) : kind === "list" ? service.list(b) : service.actions(b);
+for (const b of bodies) await call(b);
+const n = Number(process.argv[3] ?? 3000);
+const times: number[] = [];
+const t0 = performance.now();
+for (let i = 0; i < n; i++) { const s = performance.now(); await call(bodies[i % bodies.length]); times.push(performance.now() - s); }
+const total = performance.now() - t0;
+times.sort((a, b) => a - b);
+console.log(kind, "per call ms p50", times[n >> 1]!.toFixed(3), "p99", times[Math.floor(n * 0.99)]!.toFixed(3), "mean", (total / n).toFixed(3));
+await service.close();
