@@ -19,7 +19,14 @@ import { PlanMissing, rememberPlan, withDeferredPlanning } from "../plan/plan.js
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import { LiteralError } from "../print/postgres-literal.js";
 import { storeBindings } from "../store/bindings.js";
-import { countFacts, factsAfter, matchingFacts, readShapes } from "../store/facts.js";
+import {
+  countFacts,
+  type FactShape,
+  factsAfter,
+  matchingFacts,
+  matchingFactsOfEach,
+  readShapes,
+} from "../store/facts.js";
 import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
 import { type CompatEndpoints, compatEndpoints } from "./compat.js";
 import { checkContextFacts } from "./context-facts.js";
@@ -180,7 +187,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
   let central: CentralFacts = NO_CENTRAL_FACTS;
   let secret: Buffer | null = null;
   /** Stored facts loaded for local questions, by lookup; valid for one data version. */
-  let loaded = { version: -1, lookups: new Map<string, GroundFact[]>(), rows: 0 };
+  let loaded: LoadedFacts = { version: -1, lookups: new Map(), rows: 0, stored: null };
 
   /** The fact table as data bindings, refreshed when the data version changes. */
   async function storeQuestionContext(): Promise<{
@@ -567,9 +574,11 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     const program = (await store.program()) ?? EMPTY_PROGRAM;
     const version = await store.dataVersion();
     if (loaded.version !== version || loaded.rows > MAX_LOADED_ROWS) {
-      loaded = { version, lookups: new Map(), rows: 0 };
+      loaded = { version, lookups: new Map(), rows: 0, stored: null };
     }
-    const { lookups } = loaded;
+    const current = loaded;
+    current.stored ??= storedShapes(await readShapes(store.db));
+    const { lookups, stored } = current;
     for (let round = 0; ; round++) {
       const wanted = new Map<string, Lookup>();
       const central: CentralFacts = {
@@ -578,6 +587,8 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
           const lookup = round < 8 ? { predicate, arity, pattern, types } : { predicate, arity };
           // No stored fact holds a NUL (PostgreSQL text cannot): nothing to look up.
           if (pattern.some((value) => value?.id.includes("\u0000"))) return [];
+          // Nor is there anything to read where no stored fact has the shape (rules' heads).
+          if (!stored(predicate, arity, pattern, types)) return [];
           const key = JSON.stringify(lookup);
           const known = lookups.get(key);
           if (known) return known;
@@ -588,11 +599,12 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       };
       const reply = await guard(() => offLoop(() => compile(program, body, { ...clock, central })));
       if (wanted.size === 0) return { body: reply };
-      for (const [key, { predicate, arity, pattern, types }] of wanted) {
-        const facts = await matchingFacts(store.db, predicate, arity, pattern, types);
-        lookups.set(key, facts);
-        loaded.rows += facts.length;
-      }
+      // Every lookup of the round in one round trip.
+      const found = await matchingFactsOfEach(store.db, [...wanted.values()]);
+      [...wanted.keys()].forEach((key, index) => {
+        lookups.set(key, found[index]!);
+        current.rows += found[index]!.length;
+      });
     }
   }
 
@@ -645,6 +657,44 @@ const MAX_BOUND_IDS = 30_000;
 
 /** Stored facts held for local questions before the cache starts over. */
 const MAX_LOADED_ROWS = 500_000;
+
+/** Stored facts loaded for local questions, by lookup, for one data version. */
+interface LoadedFacts {
+  readonly version: number;
+  readonly lookups: Map<string, GroundFact[]>;
+  rows: number;
+  /** Whether any stored fact can match a lookup (by predicate, arity and fixed types). */
+  stored: StoredShapes | null;
+}
+
+type StoredShapes = (
+  predicate: string,
+  arity: number,
+  pattern: readonly (Value | null)[],
+  types: readonly (string | null)[],
+) => boolean;
+
+/**
+ * A test of a lookup against the shapes of the stored facts (a superset: shapes outlive their
+ * facts), so that questions over rules' heads and unstored predicates ask the store nothing.
+ */
+function storedShapes(shapes: readonly FactShape[]): StoredShapes {
+  const byPredicate = new Map<string, (readonly string[])[]>();
+  for (const shape of shapes) {
+    const list = byPredicate.get(shape.predicate) ?? [];
+    list.push(shape.types);
+    byPredicate.set(shape.predicate, list);
+  }
+  return (predicate, arity, pattern, types) =>
+    (byPredicate.get(predicate) ?? []).some(
+      (shape) =>
+        shape.length === arity &&
+        shape.every((type, i) => {
+          const fixed = pattern[i]?.type ?? types[i];
+          return fixed === undefined || fixed === null || fixed === type;
+        }),
+    );
+}
 
 /** A list page token: query hash, last id returned, page size. Signed, so it cannot be forged. */
 interface PageToken {
