@@ -8,6 +8,8 @@
  *   BENCH_DATA=recursive npx tsx bench/http/in-process.ts authorize 20000 # one, N calls
  *   node --cpu-prof --import tsx bench/http/in-process.ts authorize_query # profile
  *   BENCH_DATA=recursive npx tsx bench/http/in-process.ts --shared-buffers=64MB  # PGlite setting
+ *   BENCH_DATA=recursive npx tsx bench/http/in-process.ts authorize --repeat=500  # 500 bodies cycled
+ *   ... --no-answer-cache                                   # the service keeps no answers
  */
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -28,6 +30,11 @@ const kinds: BenchRequest["name"][] = kindArgument
   ? [kindArgument as BenchRequest["name"]]
   : ["authorize", "actions", "authorize_query", "list"];
 const calls = Number(countArgument ?? 5000);
+/** `--repeat=500`: cycle over this many distinct bodies (the answer cache's case). */
+const repeat = Number(
+  process.argv.find((a) => a.startsWith("--repeat="))?.slice("--repeat=".length) ?? 0,
+);
+const noAnswerCache = process.argv.includes("--no-answer-cache");
 
 async function storeUrl(): Promise<string> {
   const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -65,7 +72,7 @@ const pgliteSettings = sharedBuffers
     )
   : EMBEDDED_SETTINGS;
 const store = await openStore(onPostgres ? { databaseUrl: await storeUrl() } : { pgliteSettings });
-const service = serviceOver(store, {});
+const service = serviceOver(store, noAnswerCache ? { answerCache: false } : {});
 await service.postPolicy(
   { filename: "policy.polar", src: readFileSync(dataset.policyFile, "utf8") },
   {},
@@ -75,7 +82,9 @@ await store.applyBatch([{ inserts: facts as never }]);
 console.log(
   `${facts.length} facts (${dataset.description}), ${onPostgres ? "PostgreSQL server" : "in-memory PGlite"}, load ${loadavg()
     .map((l) => l.toFixed(1))
-    .join(" ")}${sharedBuffers ? `, shared_buffers ${sharedBuffers}` : ""}`,
+    .join(
+      " ",
+    )}${sharedBuffers ? `, shared_buffers ${sharedBuffers}` : ""}${repeat ? `, ${repeat} distinct bodies cycled` : ""}${noAnswerCache ? ", no answer cache" : ""}`,
 );
 // Wall times suffer from other processes on a busy machine; the process's CPU time per call
 // (user + system, all threads: PGlite runs in this one) much less so.
@@ -84,7 +93,11 @@ console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
 for (const kind of kinds) {
   const count = kind === "list" ? Math.min(calls, 500) : calls;
   // Distinct bodies, a first pass to warm plans and caches, then the timed pass.
-  const bodies = dataset.requests(count)[kind].map((r) => JSON.parse(r.body) as unknown);
+  const distinct = dataset.requests(repeat > 0 ? repeat : count)[kind];
+  const bodies = Array.from(
+    { length: count },
+    (_, i) => JSON.parse(distinct[i % distinct.length]!.body) as unknown,
+  );
   for (const body of bodies.slice(0, 200)) await call(service, kind, body);
   const times: number[] = [];
   const started = performance.now();

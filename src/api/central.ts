@@ -28,6 +28,7 @@ import {
   readShapes,
 } from "../store/facts.js";
 import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
+import { type AnswerCacheLimits, createAnswerCache } from "./answer-cache.js";
 import { type CompatEndpoints, compatEndpoints } from "./compat.js";
 import { checkContextFacts } from "./context-facts.js";
 import { explainStored } from "./explain.js";
@@ -91,10 +92,17 @@ export interface ServiceOptions extends StoreOptions {
    * that work in place (no deadline). Default: the cores less one, at least 2, at most 4.
    */
   readonly workers?: number;
+  /** Answers kept per data version; false keeps none (see `ServiceSettings`). */
+  readonly answerCache?: AnswerCacheLimits | false;
 }
 
 /** What `serviceOver` needs besides the store. */
 export interface ServiceSettings extends Pick<LocalOptions, "now"> {
+  /**
+   * Answers of central questions kept per data version (src/api/answer-cache.ts); false keeps
+   * none. Default: 20,000 answers, 200,000 rows.
+   */
+  readonly answerCache?: AnswerCacheLimits | false;
   readonly allowUnpagedList?: boolean;
   readonly fixpointBudget?: FixpointBudget;
   readonly limits?: Partial<Limits>;
@@ -116,6 +124,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Polar
     ...(options.fixpointBudget && { fixpointBudget: options.fixpointBudget }),
     ...(options.limits && { limits: options.limits }),
     ...(options.workers !== undefined && { workers: options.workers }),
+    ...(options.answerCache !== undefined && { answerCache: options.answerCache }),
   });
 }
 
@@ -182,6 +191,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       rememberPlan(missing.program, missing.bindings, missing.goal, planOf(outcome));
     }
   }
+  const answers = settings.answerCache === false ? null : createAnswerCache(settings.answerCache);
   let shapesAt = -1;
   let bindings = storeBindings([]);
   let central: CentralFacts = NO_CENTRAL_FACTS;
@@ -194,6 +204,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     program: Program;
     bindings: DataBindings;
     central: CentralFacts;
+    version: number;
   }> {
     const program = (await store.program()) ?? EMPTY_PROGRAM;
     const version = await store.dataVersion();
@@ -217,7 +228,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
             };
       shapesAt = version;
     }
-    return { program, bindings, central };
+    return { program, bindings, central, version };
   }
 
   /**
@@ -227,7 +238,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
   async function run<Row>(
     question: (program: Program, bindings: DataBindings) => LocalQuestion,
   ): Promise<Row[]> {
-    const { program, bindings, central } = await storeQuestionContext();
+    const { program, bindings, central, version } = await storeQuestionContext();
     let statement: { sql: string; parameters: readonly string[]; literal: boolean };
     try {
       statement = await offLoop(() => {
@@ -269,7 +280,11 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       return rows;
     }
     if (statement.literal) return store.db.query<Row>(statement.sql);
-    return store.db.prepared<Row>(statement.sql, [...statement.parameters]);
+    const { sql, parameters } = statement;
+    const kept = answers?.get<Row>(version, sql, parameters);
+    if (kept) return kept;
+    const rows = await store.db.prepared<Row>(sql, [...parameters]);
+    return answers ? answers.put(version, sql, parameters, rows) : rows;
   }
 
   async function allowed(query: AuthorizeBody): Promise<boolean> {
