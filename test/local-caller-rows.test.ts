@@ -91,6 +91,8 @@ describe("which filters read the caller's rows directly", () => {
     const sql = fragment(bindings({ members: true }), "crq.reports.id");
     expect(sql).toContain("crq.reports.owner_id");
     expect(sql).toMatch(/crq\.reports\.id in \(/);
+    // The subquery's WITH holds only the bindings it reads.
+    expect(sql).not.toContain("SELECT id, owner_id");
   });
 
   it.each([

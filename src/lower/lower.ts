@@ -157,9 +157,11 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
     const rest = branches.filter((branch) => !direct.some((d) => d.branch === branch));
     const parts = direct.map((d) => d.node);
     if (rest.length > 0) {
-      parts.unshift(
-        lowerFilter({ ...lowering, plan: { ...lowering.plan, branches: rest } }, column),
-      );
+      // Lowered afresh, so that its WITH clause holds only the bindings it reads.
+      const plan = { ...lowering.plan, branches: rest };
+      const { outputs, bindings, shape, rules, cteReads } = lowering;
+      const restLowering = { ...createLowering(plan, outputs, bindings, shape, rules), cteReads };
+      parts.unshift(lowerFilter(restLowering, column));
     }
     return parens(parts.reduce((left, right) => OrNode.create(left, right)));
   }
