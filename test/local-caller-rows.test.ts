@@ -87,6 +87,21 @@ describe("which filters read the caller's rows directly", () => {
     expect(sql).not.toMatch(/reports\.id in \(/);
   });
 
+  it("reads quoted names as the database does", () => {
+    const yaml = `facts:
+  has_relation(Report:_, owner, User:_):
+    query: SELECT "Id", "Owner" FROM "Crq"."Reports"
+keys:
+  '"Crq"."Reports"': '"Id"'
+`;
+    const direct = fragment(yaml, ' "Crq" . "Reports" . "Id" ');
+    expect(direct).toContain('"Crq"."Reports"."Owner" in (');
+    // Unquoted, the names fold to lower case: another table and column.
+    for (const column of ['crq."Reports"."Id"', '"Crq"."Reports".id']) {
+      expect(fragment(yaml, column)).toMatch(/ in \(with/);
+    }
+  });
+
   it("keeps a branch that joins two scans as a subquery beside them", () => {
     const sql = fragment(bindings({ members: true }), "crq.reports.id");
     expect(sql).toContain("crq.reports.owner_id");
