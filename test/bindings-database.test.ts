@@ -305,7 +305,9 @@ keys:
     );
     const smallWarning = small.diagnostics.find((d) => d.code === "W008")!;
     expect(smallWarning.help).toBe("add `User: smallint` to `sql_types`");
-    expect(smallWarning.message).toContain("integers beyond ±32767 make PostgreSQL raise an error");
+    expect(smallWarning.message).toContain(
+      "32-bit integers outside -32768..32767 make PostgreSQL raise an error",
+    );
     // With the entries, nothing to report; with a wrong one, an error at the column.
     const typed = await checkBindingsWithDatabase(
       program,

@@ -543,6 +543,7 @@ describe("any central ids against columns of unknown type", () => {
  */
 const LITERALS: Record<string, string> = {
   "small integer": "2",
+  "smallest smallint": "-32768",
   "integer above 32767": "40000",
   "integer above 2^31-1": "9000000000",
   "non-canonical integer": "007",
@@ -554,9 +555,9 @@ const LITERALS: Record<string, string> = {
 const COLUMN_TYPES = ["integer", "bigint", "smallint", "uuid", "text", "varchar(64)"];
 /** The values each column type holds: every literal it can read, as text. */
 const HELD: Record<string, string[]> = {
-  integer: ["2", "40000"],
-  bigint: ["2", "40000", "9000000000"],
-  smallint: ["2"],
+  integer: ["2", "-32768", "40000"],
+  bigint: ["2", "-32768", "40000", "9000000000"],
+  smallint: ["2", "-32768"],
   uuid: ["6b8f9f52-3c2e-4d4e-9a59-0c7f0e0f1a01"],
   text: Object.values(LITERALS),
   "varchar(64)": Object.values(LITERALS),
@@ -570,7 +571,7 @@ function documentedError(column: string, literal: string): RegExp | null {
   if (["integer", "bigint", "smallint"].includes(column) && uuid) {
     return /invalid input syntax for type (integer|bigint|smallint)/;
   }
-  if (column === "smallint" && int32 && Math.abs(Number(literal)) > 32767) {
+  if (column === "smallint" && int32 && (Number(literal) > 32767 || Number(literal) < -32768)) {
     return /out of range for type smallint/;
   }
   return null;
