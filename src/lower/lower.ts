@@ -18,6 +18,7 @@ import type { DataBindings } from "../bindings/types.js";
 import type { Branch, Output, PlanOutput, Term } from "../plan/ir.js";
 import type { ResolvedPlan } from "../plan/resolve/resolve.js";
 import { branchNode, conditionNode, isTrivial, selectedNode, typedNull } from "./branch.js";
+import { callerRowCondition } from "./caller-rows.js";
 import { createLowering, type Lowering, type Shape, sqlTypeOf } from "./context.js";
 import { cteHoldsText } from "./cte-types.js";
 import { withPrefix } from "./ctes.js";
@@ -146,6 +147,23 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
   if (branches.length === 0) return binary(caller(), "in", callerRow(constant(false)));
   if (branches.some((b) => isTrivial(b) && wildcard(b.outputs[0]!))) {
     return binary(caller(), "in", callerRow(null));
+  }
+  const direct = branches.flatMap((branch) => {
+    const node = callerRowCondition(lowering, branch, column);
+    return node ? [{ branch, node }] : [];
+  });
+  if (direct.length > 0) {
+    // Branches over the caller's own rows filter them directly (src/lower/caller-rows.ts).
+    const rest = branches.filter((branch) => !direct.some((d) => d.branch === branch));
+    const parts = direct.map((d) => d.node);
+    if (rest.length > 0) {
+      // Lowered afresh, so that its WITH clause holds only the bindings it reads.
+      const plan = { ...lowering.plan, branches: rest };
+      const { outputs, bindings, shape, rules, cteReads } = lowering;
+      const restLowering = { ...createLowering(plan, outputs, bindings, shape, rules), cteReads };
+      parts.unshift(lowerFilter(restLowering, column));
+    }
+    return parens(parts.reduce((left, right) => OrNode.create(left, right)));
   }
   const type = lowering.outputs[0]!.type;
   if (untypedIds(lowering, type)) {
