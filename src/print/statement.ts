@@ -43,6 +43,9 @@ export interface Statement {
   readonly parameters: readonly string[];
 }
 
+/** What printing answers when central facts are incomplete: nothing to run. */
+const UNUSED_STATEMENT: Statement = { sql: "", parameters: [] };
+
 function systemNow(): bigint {
   return BigInt(Math.floor(Date.now() / 1000));
 }
@@ -106,7 +109,9 @@ export function printPlan(
   const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
   const renderable = renderableIn(bindings, dialect);
   const facts = factRows(options.central ?? NO_CENTRAL_FACTS, options.contextFacts ?? []);
-  const lower = (): Lowered => {
+  // Null when some central lookup went unanswered: the caller loads it and asks again, so
+  // the statement would not be used (src/core/central-facts.ts).
+  const lower = (): Lowered | null => {
     const resolved = resolvePlan(plan, {
       ...runtime,
       facts,
@@ -115,6 +120,7 @@ export function printPlan(
       strictOutputs: shape.kind === "select",
       unionSafe: unionSafeIn(bindings, dialect),
     });
+    if (options.central?.complete?.() === false) return null;
     const scans = mergeKeyedScans(resolved, bindings);
     return lowerStatement(scans.plan, plan.outputs, scans.bindings, shape, dialect);
   };
@@ -123,7 +129,9 @@ export function printPlan(
     options.cacheText !== false &&
     sameTextForEveryValue(plan, params, { facts, bindings, ...runtime }, renderable);
   if (!cacheable) {
-    const { node, callerNames } = lower();
+    const lowered = lower();
+    if (!lowered) return UNUSED_STATEMENT;
+    const { node, callerNames } = lowered;
     if (writing === "literals") {
       const { sql } = printTree(dialect, node, { kind: "literals", runtime }, callerNames);
       return { sql, parameters: [] };
@@ -149,7 +157,9 @@ export function printPlan(
   }
   let template = templates.get(key);
   if (template === undefined) {
-    const { node, callerNames } = lower();
+    const lowered = lower();
+    if (!lowered) return UNUSED_STATEMENT;
+    const { node, callerNames } = lowered;
     const kind = writing === "literals" ? "template" : "parameters";
     template = templateOf(writing, printTree(dialect, node, { kind }, callerNames));
     // A text printed while central lookups went unanswered may be wrong: use it, keep it not.
