@@ -152,3 +152,14 @@ INSERT INTO repos VALUES ('20', 1), ('r-y', 2);`;
     expect(await allowed(ask(central, "bo", "40"))).toBe(true);
   });
 });
+
+it("prints nothing to run while a lookup is still to be loaded, and the statement once it is", () => {
+  let loaded = false;
+  const source: CentralFacts = {
+    facts: (predicate) => (loaded ? fixedSource(stored).facts(predicate) : []),
+    complete: () => loaded,
+  };
+  expect(ask(source, "ada", "10")).toBe("");
+  loaded = true;
+  expect(ask(source, "ada", "10")).toContain("select");
+});
