@@ -155,8 +155,9 @@ INSERT INTO repos VALUES ('20', 1), ('r-y', 2);`;
 
 it("prints nothing to run while a lookup is still to be loaded, and the statement once it is", () => {
   let loaded = false;
+  const all = fixedSource(stored);
   const source: CentralFacts = {
-    facts: (predicate) => (loaded ? fixedSource(stored).facts(predicate) : []),
+    facts: (predicate, arity) => (loaded ? all.facts(predicate, arity) : []),
     complete: () => loaded,
   };
   expect(ask(source, "ada", "10")).toBe("");

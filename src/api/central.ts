@@ -194,6 +194,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
   const answers = settings.answerCache === false ? null : createAnswerCache(settings.answerCache);
   let shapesAt = -1;
   let bindings = storeBindings([]);
+  let bindingsShapes = "[]";
   let central: CentralFacts = NO_CENTRAL_FACTS;
   let secret: Buffer | null = null;
   /** Stored facts loaded for local questions, by lookup; valid for one data version. */
@@ -216,7 +217,12 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         if (shape.types.length === 0)
           facts.push(...(await matchingFacts(store.db, shape.predicate, 0)));
       }
-      bindings = storeBindings(shapes);
+      // Plans are kept per bindings object: a write that adds no shape keeps them all.
+      const shapesKey = JSON.stringify(shapes.map((shape) => [shape.predicate, shape.types]));
+      if (shapesKey !== bindingsShapes) {
+        bindings = storeBindings(shapes);
+        bindingsShapes = shapesKey;
+      }
       // Without zero-argument facts there are no central facts: printing then skips every
       // fact lookup.
       central =
