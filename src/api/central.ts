@@ -12,12 +12,13 @@ import { BudgetExceeded } from "../core/budget.js";
 import { compareCodePoints, type GroundFact, INTEGER_MAX, type Value } from "../core/value.js";
 import { EvaluationError } from "../evaluate/errors.js";
 import { answerByIteration, type FixpointBudget } from "../fixpoint/iterate.js";
-import { PlanError } from "../plan/errors.js";
+import { at, PlanError } from "../plan/errors.js";
 import { goalKey } from "../plan/goal.js";
 import type { Plan } from "../plan/ir.js";
 import { PlanMissing, rememberPlan, withDeferredPlanning } from "../plan/plan.js";
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import { LiteralError } from "../print/postgres-literal.js";
+import type { SourceFile } from "../source/source.js";
 import { storeBindings } from "../store/bindings.js";
 import { countFacts, factsAfter, matchingFacts, readShapes } from "../store/facts.js";
 import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
@@ -172,7 +173,12 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         missing = error;
       }
       const outcome = await planning(missing);
-      rememberPlan(missing.program, missing.bindings, missing.goal, planOf(outcome));
+      rememberPlan(
+        missing.program,
+        missing.bindings,
+        missing.goal,
+        planOf(outcome, missing.program.sources),
+      );
     }
   }
   let shapesAt = -1;
@@ -713,12 +719,12 @@ function countStrings(value: unknown, stop: number): number {
 }
 
 /** A plan made by the pool, or the planner's refusal to remember; other refusals are thrown. */
-function planOf(outcome: Outcome): Plan | PlanError {
+function planOf(outcome: Outcome, sources: readonly SourceFile[]): Plan | PlanError {
   switch (outcome.kind) {
     case "plan":
       return outcome.plan;
     case "plan-error":
-      return new PlanError(outcome.code, outcome.message);
+      return new PlanError(outcome.problem, at(outcome.span, sources));
     case "policy":
     case "refused":
       throw refusalOf(outcome);

@@ -150,6 +150,7 @@ function tree(
 ) {
   const plan = cachedPlan(program, bindings, question.goal);
   const { node, runtime } = lowerPlan(plan, bindings, question.params, question.shape, {
+    sources: program.sources,
     dialect,
     contextFacts: question.contextFacts,
     ...(options.central && { central: options.central }),

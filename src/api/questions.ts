@@ -58,6 +58,7 @@ export function localStatement(
   const plan = cachedPlan(program, bindings, question.goal);
   return printPlan(plan, bindings, question.params, question.shape, {
     ...options,
+    sources: program.sources,
     contextFacts: question.contextFacts,
   });
 }

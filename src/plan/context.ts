@@ -4,11 +4,12 @@
  */
 import type { Binding, DataBindings } from "../bindings/types.js";
 import { stronglyConnectedComponents } from "../check/graph.js";
-import type { Clause, PredicateKey, Program } from "../check/program.js";
+import { type Clause, type PredicateKey, type Program, predicateKey } from "../check/program.js";
 import type { Value } from "../core/value.js";
 import type { Expr } from "../polar/ast.js";
 import type { PlanError } from "./errors.js";
-import type { Branch, TypeConstraint } from "./ir.js";
+import type { Branch, RuleOrigin, TypeConstraint } from "./ir.js";
+import { callsPerConjunction } from "./nonlinear.js";
 import type { State } from "./state.js";
 import { constraintKey } from "./types.js";
 
@@ -212,4 +213,21 @@ export function frameOf(planner: Planner, key: string): Frame | undefined {
 export function lowerCurrent(planner: Planner, lowlink: number): void {
   const top = planner.stack[planner.stack.length - 1];
   if (top && lowlink < top.lowlink) top.lowlink = lowlink;
+}
+
+/**
+ * Where the recursion of `name/arity` is written: its first rule that calls a predicate of its
+ * own recursive component (else its first rule), for refusals about that recursion.
+ */
+export function ruleOrigin(planner: Planner, name: string, arity: number): RuleOrigin {
+  const key = predicateKey(name, arity);
+  const clauses = planner.program.rules.get(key) ?? [];
+  const component = planner.componentOf.get(key);
+  const members = new Set(
+    [...planner.componentOf].flatMap(([other, index]) => (index === component ? [other] : [])),
+  );
+  const recursive = clauses.find(
+    (clause) => clause.body !== null && callsPerConjunction(clause.body, members) > 0,
+  );
+  return { predicate: name, span: (recursive ?? clauses[0])?.span ?? null };
 }
