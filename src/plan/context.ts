@@ -220,9 +220,13 @@ export function lowerCurrent(planner: Planner, lowlink: number): void {
  * own recursive component (else its first rule), for refusals about that recursion.
  */
 export function ruleOrigin(planner: Planner, name: string, arity: number): RuleOrigin {
-  const key = predicateKey(name, arity);
-  const clauses = planner.program.rules.get(key) ?? [];
-  const component = planner.componentOf.get(key);
+  const rules = planner.program.rules;
+  // A merged component's plan has the first member's name and the merged columns' arity.
+  const key = rules.has(predicateKey(name, arity))
+    ? predicateKey(name, arity)
+    : [...rules.keys()].find((known) => known.slice(0, known.lastIndexOf("/")) === name);
+  const clauses = (key && rules.get(key)) || [];
+  const component = key && planner.componentOf.get(key);
   const members = new Set(
     [...planner.componentOf].flatMap(([other, index]) => (index === component ? [other] : [])),
   );

@@ -182,9 +182,9 @@ export function describeProblem(problem: Problem): string {
     case "dialect-recursive-reads":
       return (
         `the ${problem.dialect} dialect cannot run this question: it reads recursive relations ` +
-        `${problem.reads} times (the recursion of ${tick(problem.predicate)} ${problem.predicateReads} ` +
-        `of them), and MariaDB plans more than ${problem.max} such reads in exponential time and ` +
-        "memory (docs/dialects.md)"
+        `${problem.reads} times (${problem.predicateReads} of them the recursion of ` +
+        `${tick(problem.predicate)}), and MariaDB plans more than ${problem.max} such reads in ` +
+        "exponential time and memory (docs/dialects.md)"
       );
     case "dialect-step-reads-itself":
       return (
