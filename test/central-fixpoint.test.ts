@@ -291,7 +291,8 @@ describeServiceEngines(
       const refused = service.authorize({ ...query, resource_id: "n40" });
       await expect(refused).rejects.toMatchObject({
         status: 400,
-        message: "closure.polar:4:1: the recursion of `path` did not reach its fixpoint within 3 rounds",
+        message:
+          "closure.polar:4:1: the recursion of `path` did not reach its fixpoint within 3 rounds",
       });
     });
   },

@@ -19,8 +19,8 @@ import type { Program } from "../check/program.js";
 import type { GroundFact } from "../core/value.js";
 import { DEFAULT_DIALECT, type DialectName, dialectList, dialectNamed } from "../print/registry.js";
 import { formatDiagnostic } from "../source/format.js";
-import { StageError } from "../source/stage-error.js";
 import type { SourceFile } from "../source/source.js";
+import { StageError } from "../source/stage-error.js";
 import { didYouMean } from "../source/suggest.js";
 import {
   type CommandSpec,
