@@ -10,7 +10,6 @@ import { checkPolicy, PolicyError } from "../check/check.js";
 import { type Program, predicateKey } from "../check/program.js";
 import { BudgetExceeded } from "../core/budget.js";
 import { compareCodePoints, type GroundFact, INTEGER_MAX, type Value } from "../core/value.js";
-import { EvaluationError } from "../evaluate/errors.js";
 import { answerByIteration, type FixpointBudget } from "../fixpoint/iterate.js";
 import { at, PlanError } from "../plan/errors.js";
 import { goalKey } from "../plan/goal.js";
@@ -19,6 +18,7 @@ import { PlanMissing, rememberPlan, withDeferredPlanning } from "../plan/plan.js
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import { LiteralError } from "../print/postgres-literal.js";
 import type { SourceFile } from "../source/source.js";
+import { StageError } from "../source/stage-error.js";
 import { storeBindings } from "../store/bindings.js";
 import { countFacts, factsAfter, matchingFacts, readShapes } from "../store/facts.js";
 import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
@@ -31,7 +31,6 @@ import {
   authorizeQuery,
   evaluateQueryLocal,
   type LocalOptions,
-  LocalQueryError,
   listQuery,
 } from "./local.js";
 import { createWorkerPool } from "./pool.js";
@@ -741,17 +740,19 @@ function refusalOf(outcome: Outcome): ApiError {
   return new ApiError(500, `unexpected outcome \`${outcome.kind}\` of a task`);
 }
 
-/** Refusals of the compiler and the store become 400s; anything else stays a 500. */
+/**
+ * Refusals of the compiler and the store become 400s: every stage's coded refusal (a
+ * `StageError`: the question, planning, lowering, evaluation, iteration), invalid bindings,
+ * policies and literals. Budgets are 422s; anything else stays a 500.
+ */
 async function guard<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (cause) {
     if (
-      cause instanceof LocalQueryError ||
-      cause instanceof PlanError ||
+      cause instanceof StageError ||
       cause instanceof DataBindingsError ||
       cause instanceof LiteralError ||
-      cause instanceof EvaluationError ||
       cause instanceof StoreError ||
       cause instanceof PolicyError
     ) {

@@ -26,6 +26,22 @@ export type Problem =
   | { readonly code: "P601"; readonly kind: "invalid-boolean"; readonly id: string }
   | { readonly code: "P601"; readonly kind: "incomplete-value"; readonly role: string }
   | { readonly code: "P601"; readonly kind: "empty-resource-type" }
+  | {
+      readonly code: "P601";
+      readonly kind: "invalid-request";
+      /** The field, dotted (`query.actor_id`); empty for the body itself. */
+      readonly path: string;
+      readonly reason: string;
+    }
+  | {
+      readonly code: "P601";
+      readonly kind: "unknown-dialect";
+      readonly name: string;
+      /** The allowed names as the message lists them. */
+      readonly allowed: string;
+    }
+  | { readonly code: "P601"; readonly kind: "invalid-context-fact"; readonly reason: string }
+  | { readonly code: "P601"; readonly kind: "context-fact-nul"; readonly predicate: string }
   // ---- P602: an answer that holds for unboundedly many values
   | {
       readonly code: "P602";
@@ -153,6 +169,14 @@ export function describeProblem(problem: Problem): string {
       return `the ${problem.role} needs a non-empty type and id`;
     case "empty-resource-type":
       return "the resource type must be non-empty";
+    case "invalid-request":
+      return `invalid request: ${problem.path ? `${tick(problem.path)}: ` : ""}${problem.reason}`;
+    case "unknown-dialect":
+      return `unknown dialect ${tick(problem.name)}; use one of ${problem.allowed}`;
+    case "invalid-context-fact":
+      return `context fact: ${problem.reason}`;
+    case "context-fact-nul":
+      return `context fact: ${tick(problem.predicate)} has an argument with a NUL character, which PostgreSQL text cannot hold`;
     case "unbounded":
       return `cannot evaluate ${tick(problem.operator)} over an unbounded value of ${tick(problem.variable)}${ruleContext(problem.rule)}`;
     case "unbounded-head":
