@@ -16,13 +16,7 @@ import {
   postgresTypeNames,
   postgresUniqueIndexes,
 } from "./catalog-queries.js";
-import type {
-  Catalog,
-  CatalogTable,
-  ColumnFamily,
-  DatabaseSession,
-  Described,
-} from "./types.js";
+import type { Catalog, CatalogTable, ColumnFamily, DatabaseSession, Described } from "./types.js";
 
 /** Runs one statement with parameters over one connection (extended protocol). */
 export type PgRunner = (
