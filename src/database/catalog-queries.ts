@@ -310,7 +310,10 @@ export function mysqlColumnTypes(
 }
 
 /** A session setting with its value as a parameter (`SET SESSION name = ?`). */
-export function mysqlSessionSetting(name: string, value: number): CompiledQuery {
+export function mysqlSessionSetting(
+  name: "max_statement_time" | "max_execution_time",
+  value: number,
+): CompiledQuery {
   // Kysely has no SET statement; the name is ours (a fixed setting), the value a parameter.
   return sql`set session ${sql.raw(name)} = ${value}`.compile(mysql);
 }
