@@ -128,10 +128,10 @@ function oidIn(column: string, oids: readonly number[]): Expression<SqlBool> {
 export function postgresColumns(oids: readonly number[]): CompiledQuery {
   return postgres
     .selectFrom("pg_attribute as a")
-    .select([
+    .select((eb) => [
       sql<number>`a.attrelid::int`.as("rel"),
       sql<string>`a.attname::text`.as("name"),
-      sql<string>`format_type(a.atttypid, a.atttypmod)`.as("type"),
+      eb.fn<string>("format_type", ["a.atttypid", "a.atttypmod"]).as("type"),
       "a.attnotnull as notnull",
     ])
     .where(oidIn("a.attrelid", oids))
@@ -204,7 +204,10 @@ export function postgresUniqueIndexes(oids: readonly number[]): CompiledQuery {
 export function postgresTypeNames(oids: readonly number[]): CompiledQuery {
   return postgres
     .selectFrom("pg_type")
-    .select([sql<number>`oid::int`.as("oid"), sql<string>`format_type(oid, null)`.as("type")])
+    .select((eb) => [
+      sql<number>`oid::int`.as("oid"),
+      eb.fn<string>("format_type", ["oid", sql.lit(null)]).as("type"),
+    ])
     .where(oidIn("oid", oids))
     .compile();
 }
