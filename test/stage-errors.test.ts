@@ -133,6 +133,33 @@ has_permission(user: User, "read", doc: Doc) if is_owner(user, org) and owns(org
     ]);
   });
 
+  it("P702: too many argument types for a call points at the call", () => {
+    const types = ["A", "B", "C", "D", "E"].map((t) => `resource ${t} {}`).join("\n");
+    const program = checked(`actor User {}
+${types}
+resource Doc { permissions = ["read"]; }
+declare link(Resource, Resource, Resource, Resource);
+declare seen(Resource, Resource, Resource);
+has_permission(_: User, "read", d: Doc) if link(a, b, c, e) and a = d and seen(b, c, e);`);
+    const error = refusal(() => authorize(program, "facts:\n", "read", "Doc"));
+    expect(error.code).toBe("P702");
+    expect(error.problem).toEqual({
+      code: "P702",
+      kind: "type-combinations",
+      predicate: "link",
+      combinations: 343,
+    });
+    expect(error.message).toBe(
+      "policy.polar:10:44: cannot infer the argument types of a call to `link` (343 combinations); add `x matches T` for its variables",
+    );
+    expect(error.format().split("\n").slice(1)).toEqual([
+      "  --> policy.polar:10:44",
+      "   |",
+      '10 | has_permission(_: User, "read", d: Doc) if link(a, b, c, e) and a = d and seen(b, c, e);',
+      "   |                                            ^^^^^^^^^^^^^^^^",
+    ]);
+  });
+
   it("P602: `not` over a value only a universal rule binds points at the `not`", () => {
     const program = checked(`actor User {}
 resource Doc { permissions = ["read"]; }

@@ -13,7 +13,14 @@ import { flattenAnd } from "../polar/expr.js";
 import { planCall } from "./call.js";
 import { constrainByComparisons, typeByComparisons } from "./comparisons.js";
 import type { Planner } from "./context.js";
-import { at, InferenceError, RetriableError, TypeNeededError, UnboundError } from "./errors.js";
+import {
+  at,
+  InferenceError,
+  PlanError,
+  RetriableError,
+  TypeNeededError,
+  UnboundError,
+} from "./errors.js";
 import { variableName } from "./head.js";
 import { type Branch, literal, type Term, termsEqual, termType } from "./ir.js";
 import {
@@ -228,6 +235,11 @@ function planCallAtom(planner: Planner, scope: Scope, state: State, call: Call):
   try {
     return planCall(planner, state, call.name.name, args, unused);
   } catch (error) {
+    // Too many argument types for an instance: the call that asks for it is the place to fix.
+    if (error instanceof PlanError && error.problem.kind === "type-combinations") {
+      if (error.diagnostic.span) throw error;
+      throw new PlanError(error.problem, at(call.span, planner.program.sources));
+    }
     if (!(error instanceof TypeNeededError)) throw error;
     const arg = call.args[error.position];
     const name = arg?.kind === "variable" ? arg.name : "_";
