@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { actionsQuery, authorizeQuery } from "../src/api/local.js";
+import { actionsQuery, authorizeQuery, listQuery } from "../src/api/local.js";
 import { parseDataBindings } from "../src/bindings/parse.js";
 import type { Program } from "../src/check/program.js";
 import type { CliIo } from "../src/cli/io.js";
@@ -111,6 +111,34 @@ allow(_: User, "go", n: Node) if reach(Node{"start"}, n);`);
       "  |",
       "4 | reach(a: Node, b: Node) if reach(a, c) and link(c, b);",
       "  |                                            ^^^^^^^^^^",
+    ]);
+  });
+
+  it("P703: a recursion through a universal rule points at that rule", () => {
+    const program = checked(`actor User {}
+resource Node { permissions = ["go"]; relations = { next: Node }; }
+declare is_end(Node);
+reach(_: Node, b: Node) if is_end(b);
+reach(a: Node, b: Node) if has_relation(a, "next", c) and reach(c, b);
+allow(_: User, "go", n: Node) if reach(n, Node{"end"});`);
+    const bindings = `${edges}  is_end(Node:_):
+    query: SELECT id FROM ends
+`;
+    const error = refusal(() =>
+      listQuery(program, {
+        query: { actor_type: "User", actor_id: "ada", action: "go", resource_type: "Node" },
+        column: "nodes.id",
+        data_bindings: bindings,
+      }),
+    );
+    expect(error.code).toBe("P703");
+    expect(error.problem.kind).toBe("recursion-through-any");
+    expect(error.message).toBe(
+      "policy.polar:4:1: cannot compile the recursion of `reach` through a rule that holds for every value of an argument",
+    );
+    expect(error.format().split("\n").slice(-2)).toEqual([
+      "4 | reach(_: Node, b: Node) if is_end(b);",
+      "  | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
     ]);
   });
 

@@ -8,7 +8,7 @@
 import type { Binding, DataBindings } from "../bindings/types.js";
 import type { Clause, PredicateKey, Program } from "../check/program.js";
 import { planBody } from "../plan/body.js";
-import { type Planner, ruleOrigin } from "../plan/context.js";
+import { type Planner, universalRuleOrigin } from "../plan/context.js";
 import { at, PlanError } from "../plan/errors.js";
 import { expandBranches, newExpansion } from "../plan/expand.js";
 import { type Branch, type Plan, termType } from "../plan/ir.js";
@@ -81,7 +81,7 @@ function relationPlans(
         const { name: predicate, arity: count } = splitKey(of);
         throw new PlanError(
           { code: "P703", kind: "store-recursion-any", predicate },
-          at(ruleOrigin(planner, predicate, count).span, planner.program.sources),
+          at(universalRuleOrigin(planner, predicate, count).span, planner.program.sources),
         );
       }
       return termType(output);

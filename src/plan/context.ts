@@ -5,6 +5,7 @@
 import type { Binding, DataBindings } from "../bindings/types.js";
 import { stronglyConnectedComponents } from "../check/graph.js";
 import { type Clause, type PredicateKey, type Program, predicateKey } from "../check/program.js";
+import { exprVariables, paramVariable } from "../check/walk.js";
 import type { Value } from "../core/value.js";
 import type { Expr } from "../polar/ast.js";
 import type { PlanError } from "./errors.js";
@@ -234,4 +235,19 @@ export function ruleOrigin(planner: Planner, name: string, arity: number): RuleO
     (clause) => clause.body !== null && callsPerConjunction(clause.body, members) > 0,
   );
   return { predicate: name, span: (recursive ?? clauses[0])?.span ?? null };
+}
+
+/**
+ * Where a rule of `name/arity` holds for every value of an argument: its first rule with a head
+ * variable the body never names (`_: Node`, or a variable only in the head); else `ruleOrigin`.
+ */
+export function universalRuleOrigin(planner: Planner, name: string, arity: number): RuleOrigin {
+  const universal = (planner.program.rules.get(predicateKey(name, arity)) ?? []).find((clause) => {
+    const named = new Set(clause.body ? exprVariables(clause.body).map((v) => v.name) : []);
+    return clause.params.some((param) => {
+      const variable = paramVariable(param);
+      return variable !== null && (variable.name === "_" || !named.has(variable.name));
+    });
+  });
+  return universal ? { predicate: name, span: universal.span } : ruleOrigin(planner, name, arity);
 }

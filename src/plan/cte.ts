@@ -3,7 +3,7 @@
  * arguments) and the walk form (demanded values of the varying bound arguments), registered
  * once per distinct definition.
  */
-import { type Adornment, freshAlias, ruleOrigin } from "./context.js";
+import { type Adornment, freshAlias, ruleOrigin, universalRuleOrigin } from "./context.js";
 import { at, PlanError } from "./errors.js";
 import {
   type Expansion,
@@ -66,7 +66,7 @@ function onlyTerms(expansion: Expansion, outputs: readonly Output[], plan: Recur
   return outputs.map((output) => {
     if (output.kind === "any") {
       const { planner } = expansion;
-      const origin = ruleOrigin(planner, plan.name, plan.adornment.length);
+      const origin = universalRuleOrigin(planner, plan.name, plan.adornment.length);
       throw new PlanError(
         { code: "P703", kind: "recursion-through-any", predicate: plan.name },
         at(origin.span, planner.program.sources),

@@ -25,6 +25,7 @@ import {
   type InstancePlan,
   type Planner,
   ruleOrigin,
+  universalRuleOrigin,
 } from "./context.js";
 import { accumulate, walk } from "./cte.js";
 import { at, PlanError } from "./errors.js";
@@ -365,7 +366,7 @@ function substituteOutputs(
     false,
   );
   if (readsAny) {
-    const origin = ruleOrigin(expansion.planner, plan.name, plan.adornment.length);
+    const origin = universalRuleOrigin(expansion.planner, plan.name, plan.adornment.length);
     throw new PlanError(
       { code: "P703", kind: "call-reads-any", predicate: plan.name },
       at(origin.span, expansion.planner.program.sources),
