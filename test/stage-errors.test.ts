@@ -254,6 +254,41 @@ describe("a dialect's refusal names the recursion's rule", () => {
       "  |   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
     ]);
   });
+
+  it("P703: a step MySQL cannot join points at the recursion's first recursive rule", () => {
+    const program = checked(`actor User {}
+resource Node { permissions = ["go"]; relations = { next: Node }; }
+declare mark(Node, Node);
+reach(a: Node, b: Node) if has_relation(a, "next", b);
+reach(a: Node, b: Node) if reach(a, c) and has_relation(c, "next", b) and b in [a, c];
+reach(a: Node, b: Node) if reach(a, c) and has_relation(c, "next", b) and not mark(c, a);
+allow(_: User, "go", n: Node) if reach(Node{"start"}, n);`);
+    const bindings = `${edges}  mark(Node:_, Node:_):
+    query: SELECT a, b FROM marks
+`;
+    const body = {
+      query: {
+        actor_type: "User",
+        actor_id: "ada",
+        action: "go",
+        resource_type: "Node",
+        resource_id: "n1",
+      },
+      data_bindings: bindings,
+    };
+    expect(authorizeQuery(program, body, { dialect: "sqlite" }).sql).toContain("recursive");
+    const error = refusal(() => authorizeQuery(program, body, { dialect: "mysql" }));
+    expect(error).toBeInstanceOf(PlanError);
+    expect(error.problem).toEqual({
+      code: "P703",
+      kind: "dialect-step-reads-itself",
+      dialect: "mysql",
+      predicate: "reach",
+    });
+    expect(error.message).toBe(
+      "policy.polar:5:1: the mysql dialect cannot express a step of the recursion of `reach` whose negation or list membership reads the recursive relation itself",
+    );
+  });
 });
 
 describe("evaluation refusals name their atom", () => {
