@@ -10,14 +10,15 @@ import { checkPolicy, PolicyError } from "../check/check.js";
 import { type Program, predicateKey } from "../check/program.js";
 import { BudgetExceeded } from "../core/budget.js";
 import { compareCodePoints, type GroundFact, INTEGER_MAX, type Value } from "../core/value.js";
-import { EvaluationError } from "../evaluate/errors.js";
 import { answerByIteration, type FixpointBudget } from "../fixpoint/iterate.js";
-import { PlanError } from "../plan/errors.js";
+import { at, PlanError } from "../plan/errors.js";
 import { goalKey } from "../plan/goal.js";
 import type { Plan } from "../plan/ir.js";
 import { PlanMissing, rememberPlan, withDeferredPlanning } from "../plan/plan.js";
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import { LiteralError } from "../print/postgres-literal.js";
+import type { SourceFile } from "../source/source.js";
+import { StageError } from "../source/stage-error.js";
 import { storeBindings } from "../store/bindings.js";
 import {
   countFacts,
@@ -38,7 +39,6 @@ import {
   authorizeQuery,
   evaluateQueryLocal,
   type LocalOptions,
-  LocalQueryError,
   listQuery,
 } from "./local.js";
 import { createWorkerPool } from "./pool.js";
@@ -188,7 +188,12 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         missing = error;
       }
       const outcome = await planning(missing);
-      rememberPlan(missing.program, missing.bindings, missing.goal, planOf(outcome));
+      rememberPlan(
+        missing.program,
+        missing.bindings,
+        missing.goal,
+        planOf(outcome, missing.program.sources),
+      );
     }
   }
   const answers = settings.answerCache === false ? null : createAnswerCache(settings.answerCache);
@@ -787,12 +792,12 @@ function countStrings(value: unknown, stop: number): number {
 }
 
 /** A plan made by the pool, or the planner's refusal to remember; other refusals are thrown. */
-function planOf(outcome: Outcome): Plan | PlanError {
+function planOf(outcome: Outcome, sources: readonly SourceFile[]): Plan | PlanError {
   switch (outcome.kind) {
     case "plan":
       return outcome.plan;
     case "plan-error":
-      return new PlanError(outcome.code, outcome.message);
+      return new PlanError(outcome.problem, at(outcome.span, sources));
     case "policy":
     case "refused":
       throw refusalOf(outcome);
@@ -809,17 +814,19 @@ function refusalOf(outcome: Outcome): ApiError {
   return new ApiError(500, `unexpected outcome \`${outcome.kind}\` of a task`);
 }
 
-/** Refusals of the compiler and the store become 400s; anything else stays a 500. */
+/**
+ * Refusals of the compiler and the store become 400s: every stage's coded refusal (a
+ * `StageError`: the question, planning, lowering, evaluation, iteration), invalid bindings,
+ * policies and literals. Budgets are 422s; anything else stays a 500.
+ */
 async function guard<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (cause) {
     if (
-      cause instanceof LocalQueryError ||
-      cause instanceof PlanError ||
+      cause instanceof StageError ||
       cause instanceof DataBindingsError ||
       cause instanceof LiteralError ||
-      cause instanceof EvaluationError ||
       cause instanceof StoreError ||
       cause instanceof PolicyError
     ) {

@@ -15,12 +15,15 @@ import { factsFor } from "../plan/resolve/rows.js";
 import { conditionTerms } from "../plan/resolve/runtime.js";
 import { mergeKeyedScans } from "../plan/resolve/scans.js";
 import { mapBranch } from "../plan/rewrite.js";
+import type { SourceFile } from "../source/source.js";
 import type { Dialect } from "./dialect.js";
 import { postgres } from "./postgres.js";
 import { printTree, type ValueRuntime } from "./printer.js";
 import { fillTemplate, parameterTexts, type Template, templateOf } from "./template.js";
 
 export interface PrintOptions {
+  /** The policy's files: a refusal of the dialect points into them (its rule's span). */
+  readonly sources: readonly SourceFile[];
   /** The engine the statement is for; PostgreSQL by default. */
   readonly dialect?: Dialect;
   readonly central?: CentralFacts;
@@ -95,7 +98,8 @@ const MAX_RENDERABLE_ANSWERS = 20_000;
 /**
  * The statement for `plan` with this request's values.
  *
- *   printPlan(plan, bindings, new Map([["actor", ["17"]]]), { kind: "exists", column: "allowed" })
+ *   printPlan(plan, bindings, new Map([["actor", ["17"]]]), { kind: "exists", column: "allowed" },
+ *     { sources: program.sources })
  *   // { sql: "with\n  polar_c0(arg0) as not materialized (…)\n select exists (…) as allowed", parameters: [] }
  */
 export function printPlan(
@@ -103,7 +107,7 @@ export function printPlan(
   bindings: DataBindings,
   params: ReadonlyMap<string, readonly string[]>,
   shape: Shape,
-  options: PrintOptions = {},
+  options: PrintOptions,
 ): Statement {
   const dialect = options.dialect ?? postgres;
   const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
@@ -122,7 +126,14 @@ export function printPlan(
     });
     if (options.central?.complete?.() === false) return null;
     const scans = mergeKeyedScans(resolved, bindings);
-    return lowerStatement(scans.plan, plan.outputs, scans.bindings, shape, dialect);
+    return lowerStatement(
+      scans.plan,
+      plan.outputs,
+      scans.bindings,
+      shape,
+      dialect,
+      options.sources,
+    );
   };
   const writing = options.writing ?? "literals";
   const cacheable =
@@ -180,7 +191,7 @@ export function lowerPlan(
   bindings: DataBindings,
   params: ReadonlyMap<string, readonly string[]>,
   shape: Shape,
-  options: PrintOptions = {},
+  options: PrintOptions,
 ): { node: OperationNode; runtime: ValueRuntime } {
   const dialect = options.dialect ?? postgres;
   const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
@@ -193,7 +204,14 @@ export function lowerPlan(
     unionSafe: unionSafeIn(bindings, dialect),
   });
   const scans = mergeKeyedScans(resolved, bindings);
-  const { node } = lowerStatement(scans.plan, plan.outputs, scans.bindings, shape, dialect);
+  const { node } = lowerStatement(
+    scans.plan,
+    plan.outputs,
+    scans.bindings,
+    shape,
+    dialect,
+    options.sources,
+  );
   return { node, runtime };
 }
 
