@@ -172,8 +172,11 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
     if (rest.length > 0) {
       // Lowered afresh, so that its WITH clause holds only the bindings it reads.
       const plan = { ...lowering.plan, branches: rest };
-      const { outputs, bindings, shape, rules, cteReads } = lowering;
-      const restLowering = { ...createLowering(plan, outputs, bindings, shape, rules), cteReads };
+      const { outputs, bindings, shape, rules, cteReads, sources } = lowering;
+      const restLowering = {
+        ...createLowering(plan, outputs, bindings, shape, rules, sources),
+        cteReads,
+      };
       parts.unshift(lowerFilter(restLowering, column));
     }
     return parens(parts.reduce((left, right) => OrNode.create(left, right)));
