@@ -1,12 +1,13 @@
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pgliteStatements } from "../src/store/pglite-statements.js";
+import { openTestPglite } from "./support/pglite.js";
 
 describe("prepared statements on PGlite through the extended protocol", () => {
   let db: PGlite;
   let run: ReturnType<typeof pgliteStatements>;
   beforeAll(async () => {
-    db = await PGlite.create();
+    db = await openTestPglite();
     await db.exec("create table t (id bigint, name text, ok boolean)");
     await db.exec("insert into t values (1, 'ada', true), (2, 'bo', false)");
     run = pgliteStatements(db);

@@ -4,10 +4,9 @@
  * it; a write of a new shape makes new bindings once.
  */
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { serviceOver } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
-import * as storeBindingsModule from "../src/store/bindings.js";
-import { type FactStore, openStore } from "../src/store/store.js";
+import type * as storeBindingsModule from "../src/store/bindings.js";
+import type { FactStore } from "../src/store/store.js";
 
 vi.mock("../src/store/bindings.js", async (importOriginal) => {
   const original = await importOriginal<typeof storeBindingsModule>();
@@ -25,7 +24,14 @@ const fact = (predicate: string, ...args: [string, string][]) => ({
 
 let store: FactStore;
 let service: PolarService;
+let made: ReturnType<typeof vi.mocked<typeof storeBindingsModule.storeBindings>>;
 beforeAll(async () => {
+  // Files in one worker share loaded modules (vitest.config.ts, `isolate: false`): the service
+  // is loaded afresh so that it imports the mocked module even when another file loaded it.
+  vi.resetModules();
+  const { serviceOver } = await import("../src/api/central.js");
+  const { openStore } = await import("../src/store/store.js");
+  made = vi.mocked((await import("../src/store/bindings.js")).storeBindings);
   store = await openStore({});
   service = serviceOver(store, { workers: 0 });
   await service.postPolicy({ filename: "policy.polar", src: POLICY }, {});
@@ -45,7 +51,6 @@ const read = async (user: string, org: string) =>
   ).body;
 
 it("keeps the fact table's bindings across writes that add no shape", async () => {
-  const made = vi.mocked(storeBindingsModule.storeBindings);
   await service.batch([
     { inserts: [fact("has_role", ["User", "ada"], ["String", "member"], ["Org", "1"])] },
   ]);
