@@ -1,0 +1,104 @@
+/**
+ * Load spread over several instances, as a load balancer would spread it: each instance gets
+ * its share of the keep-alive connections (saturated runs, bench/http/drive.ts) or of the
+ * request rate (open loop, bench/http/open-loop.ts), all from this one process, with the CPU
+ * each role used meanwhile (cpu.ts). A connection-level split is what an L4 balancer does with
+ * keep-alive clients; a request-level round robin would spread the same load the same way
+ * here, since every connection sends the same mix.
+ */
+import { type DriveSummary, drive } from "../http/drive.js";
+import type { BenchRequest } from "../http/fixture.js";
+import { openLoop } from "../http/open-loop.js";
+import { type CpuRoles, cpuShares, cpuSnapshot } from "./cpu.js";
+
+export interface Spread {
+  readonly requestsPerSecond: number;
+  /** One summary per instance, in order. */
+  readonly perInstance: readonly DriveSummary[];
+  /** Cores used per role while the load ran. */
+  readonly cores: ReadonlyMap<string, number>;
+}
+
+/** Instance k gets every n-th request starting at k, so no two instances see the same body. */
+function share(requests: readonly BenchRequest[], k: number, n: number): BenchRequest[] {
+  return requests.filter((_, i) => i % n === k);
+}
+
+async function measured(roles: CpuRoles, run: () => Promise<DriveSummary[]>): Promise<Spread> {
+  const before = await cpuSnapshot(roles);
+  const perInstance = await run();
+  const cores = cpuShares(before, await cpuSnapshot(roles));
+  const requestsPerSecond = perInstance.reduce((sum, s) => sum + s.requestsPerSecond, 0);
+  return { requestsPerSecond, perInstance, cores };
+}
+
+export interface SpreadOptions {
+  readonly urls: readonly string[];
+  readonly apiKey: string;
+  readonly requests: readonly BenchRequest[];
+  readonly seconds: number;
+  readonly roles: CpuRoles;
+}
+
+/** As fast as the instances answer: `connections` in all, split evenly. */
+export function saturated(options: SpreadOptions & { readonly connections: number }) {
+  const n = options.urls.length;
+  return measured(options.roles, () =>
+    Promise.all(
+      options.urls.map((url, k) =>
+        drive({
+          url,
+          apiKey: options.apiKey,
+          requests: share(options.requests, k, n),
+          connections: Math.max(1, Math.round(options.connections / n)),
+          seconds: options.seconds,
+        }),
+      ),
+    ),
+  );
+}
+
+/** `rate` requests/s in all on a fixed schedule, each instance its share. */
+export function steady(options: SpreadOptions & { readonly rate: number }) {
+  const n = options.urls.length;
+  return measured(options.roles, () =>
+    Promise.all(
+      options.urls.map((url, k) =>
+        openLoop({
+          url,
+          apiKey: options.apiKey,
+          requests: share(options.requests, k, n),
+          rate: options.rate / n,
+          seconds: options.seconds,
+          connections: Math.ceil(50 / n),
+        }),
+      ),
+    ),
+  );
+}
+
+/**
+ * 500 requests per instance on 4 connections, however long they take: the first questions of
+ * each shape plan and prepare their statements (seconds on a loaded machine).
+ */
+export async function warmUp(
+  urls: readonly string[],
+  apiKey: string,
+  requests: readonly BenchRequest[],
+): Promise<void> {
+  await Promise.all(
+    urls.map((url) => drive({ url, apiKey, requests, connections: 4, seconds: 120, amount: 500 })),
+  );
+}
+
+/** `| 2,310 | 9 / 10 | 31 / 35 | 0 |`: the total rate, then p50, p99 and errors per instance. */
+export function spreadCells(spread: Spread): string {
+  const each = (pick: (s: DriveSummary) => number) => spread.perInstance.map(pick).join(" / ");
+  const failures = spread.perInstance.reduce((sum, s) => sum + s.errors + s.non2xx, 0);
+  return `${spread.requestsPerSecond.toLocaleString("en")} | ${each((s) => s.p50Ms)} | ${each((s) => s.p99Ms)} | ${failures}`;
+}
+
+/** Cores per role, `generator 0.6 · instances 0.9 · postgres 0.4 · other 0.1`. */
+export function coreCells(cores: ReadonlyMap<string, number>): string {
+  return [...cores].map(([role, used]) => `${role} ${used.toFixed(2)}`).join(" · ");
+}
