@@ -6,6 +6,7 @@
  * keep-alive clients; a request-level round robin would spread the same load the same way
  * here, since every connection sends the same mix.
  */
+import http from "node:http";
 import { type DriveSummary, drive } from "../http/drive.js";
 import type { BenchRequest } from "../http/fixture.js";
 import { openLoop } from "../http/open-loop.js";
@@ -89,6 +90,61 @@ export async function warmUp(
   await Promise.all(
     urls.map((url) => drive({ url, apiKey, requests, connections: 4, seconds: 120, amount: 500 })),
   );
+}
+
+export interface Sequential {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly calls: number;
+}
+
+/**
+ * `requests` one at a time on one keep-alive connection, timed to the microsecond (autocannon's
+ * histogram counts whole milliseconds); throws on a non-2xx answer.
+ */
+export async function oneAtATime(
+  url: string,
+  apiKey: string,
+  requests: readonly BenchRequest[],
+): Promise<Sequential> {
+  const target = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const times: number[] = [];
+  try {
+    for (const { path, body } of requests) {
+      const started = performance.now();
+      const status = await new Promise<number>((resolve, reject) => {
+        const request = http.request(
+          {
+            host: target.hostname,
+            port: target.port,
+            method: "POST",
+            path,
+            agent,
+            headers: {
+              "content-type": "application/json",
+              "content-length": Buffer.byteLength(body),
+              authorization: `Bearer ${apiKey}`,
+            },
+          },
+          (response) => {
+            response.resume();
+            response.on("end", () => resolve(response.statusCode ?? 0));
+          },
+        );
+        request.on("error", reject);
+        request.end(body);
+      });
+      if (status < 200 || status >= 300) throw new Error(`${path} answered ${status}`);
+      times.push(performance.now() - started);
+    }
+  } finally {
+    agent.destroy();
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) =>
+    Math.round((times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0) * 100) / 100;
+  return { p50Ms: at(0.5), p99Ms: at(0.99), calls: times.length };
 }
 
 /** `| 2,310 | 9 / 10 | 31 / 35 | 0 |`: the total rate, then p50, p99 and errors per instance. */
