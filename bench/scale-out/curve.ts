@@ -35,6 +35,7 @@ import {
 import {
   coreCells,
   oneAtATime,
+  perRequestCells,
   type Sequential,
   type Spread,
   saturated,
@@ -125,14 +126,14 @@ async function main(): Promise<void> {
   for (const size of SIZES) points.push(await point(size, apiKey));
   await dropSchema(SCHEMA);
   console.log(
-    "| scale | facts | load s (facts/s) | polar_fact + indexes | authorize 1 conn p50 / p99 ms | authorize saturated req/s (p50 / p99 ms) | cores used, saturated | list p50 / p99 ms (ids) | load avg |",
+    "| scale | facts | load s (facts/s) | polar_fact + indexes | authorize 1 conn p50 / p99 ms | authorize saturated req/s (p50 / p99 ms) | cores used, saturated | CPU per request | list p50 / p99 ms (ids) | load avg |",
   );
-  console.log("| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |");
+  console.log("| ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |");
   for (const p of points) {
     const [s] = p.full.perInstance;
     const rate = Math.round(p.loaded.facts / p.loaded.seconds).toLocaleString("en");
     console.log(
-      `| ×${p.size} | ${p.loaded.facts.toLocaleString("en")} | ${p.loaded.seconds.toFixed(1)} (${rate}) | ${p.loaded.tableSize} | ${p.one.p50Ms} / ${p.one.p99Ms} | ${p.full.requestsPerSecond.toLocaleString("en")} (${s!.p50Ms} / ${s!.p99Ms}) | ${coreCells(p.full.cores)} | ${p.list.p50Ms} / ${p.list.p99Ms} (${p.listIds}) | ${p.load} |`,
+      `| ×${p.size} | ${p.loaded.facts.toLocaleString("en")} | ${p.loaded.seconds.toFixed(1)} (${rate}) | ${p.loaded.tableSize} | ${p.one.p50Ms} / ${p.one.p99Ms} | ${p.full.requestsPerSecond.toLocaleString("en")} (${s!.p50Ms} / ${s!.p99Ms}) | ${coreCells(p.full.cores)} | ${perRequestCells(p.full)} | ${p.list.p50Ms} / ${p.list.p99Ms} (${p.listIds}) | ${p.load} |`,
     );
   }
   const failures = points.flatMap((p) => p.full.perInstance.filter((s) => s.errors + s.non2xx > 0));

@@ -30,7 +30,15 @@ import {
   startInstance,
   stopInstances,
 } from "./instances.js";
-import { coreCells, type Spread, saturated, spreadCells, steady, warmUp } from "./load-phases.js";
+import {
+  coreCells,
+  perRequestCells,
+  type Spread,
+  saturated,
+  spreadCells,
+  steady,
+  warmUp,
+} from "./load-phases.js";
 import { type ReadYourWritesCounts, readYourWrites, type Target } from "./read-your-writes.js";
 
 const flag = (name: string) =>
@@ -136,13 +144,13 @@ async function main(): Promise<void> {
   console.log(
     "| instances | run | requests/s | p50 ms | p99 ms | errors | cores used | load avg |",
   );
-  console.log("| ---: | --- | ---: | ---: | ---: | ---: | --- | ---: |");
+  console.log("| ---: | --- | ---: | ---: | ---: | ---: | --- | --- | ---: |");
   for (const r of rows) {
     console.log(
-      `| ${r.instances} | saturated | ${spreadCells(r.saturated)} | ${coreCells(r.saturated.cores)} | ${r.load} |`,
+      `| ${r.instances} | saturated | ${spreadCells(r.saturated)} | ${coreCells(r.saturated.cores)} | ${perRequestCells(r.saturated)} | ${r.load} |`,
     );
     console.log(
-      `| ${r.instances} | ${RATE}/s open loop | ${spreadCells(r.steady)} | ${coreCells(r.steady.cores)} | |`,
+      `| ${r.instances} | ${RATE}/s open loop | ${spreadCells(r.steady)} | ${coreCells(r.steady.cores)} | ${perRequestCells(r.steady)} | |`,
     );
   }
   console.log(
