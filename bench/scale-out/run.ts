@@ -46,7 +46,7 @@ const flag = (name: string) =>
 const quick = process.argv.includes("--quick");
 const COUNTS = (flag("instances") ?? "1,2").split(",").map(Number);
 const PAIRS = Number(flag("pairs") ?? (quick ? 100 : 500));
-const SECONDS = quick ? { warmup: 1, load: 3 } : { warmup: 3, load: 10 };
+const SECONDS = quick ? { warmup: 3, load: 3 } : { warmup: 6, load: 10 };
 const CONNECTIONS = 50;
 const RATE = 1000;
 /** Distinct authorize bodies: more than any run sends, so no answer is asked twice. */
@@ -77,13 +77,7 @@ async function measure(
     const roles = rolesOf(instances);
     const requests = recursiveRequests(RECURSIVE_SCALES.default, BODIES, 7 + count).authorize;
     const options = { urls, apiKey, roles };
-    await warmUp(urls, apiKey, requests.slice(0, 2000));
-    await saturated({
-      ...options,
-      requests: requests.slice(0, 2000),
-      seconds: SECONDS.warmup,
-      connections: CONNECTIONS,
-    });
+    await warmUp(urls, apiKey, requests.slice(0, 2000), SECONDS.warmup);
     const load = loadavg()[0]!.toFixed(1);
     const full = await saturated({
       ...options,
