@@ -85,7 +85,7 @@ async function point(size: number, apiKey: string): Promise<Point> {
   const instance = await startInstance(apiKey, url, RECURSIVE_POLICY_FILE);
   try {
     const mix = recursiveRequests(scale, 50_000, 3);
-    await warmUp([instance.url], apiKey, mix.authorize.slice(0, 2000), quick ? 3 : 6);
+    await warmUp([instance.url], apiKey, mix.authorize.slice(0, 2000), quick ? 5000 : 15_000);
     const load = loadavg()[0]!.toFixed(1);
     const one = await oneAtATime(
       instance.url,

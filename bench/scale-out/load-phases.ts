@@ -79,25 +79,24 @@ export function steady(options: SpreadOptions & { readonly rate: number }) {
 }
 
 /**
- * 500 requests per instance on 4 connections however long they take (the first question of
- * each shape plans and prepares its statements), then `seconds` of saturated load on 50
- * connections, discarded: the first seconds at full load run 4–8× slower per request (V8
- * optimizing the hot paths of the instances and of the generator, the pool opening its
- * connections).
+ * 500 requests per instance on 4 connections (the first question of each shape plans and
+ * prepares its statements), then `amount` more per instance at full concurrency, discarded:
+ * the first thousands of requests at full load cost 3–5× the CPU per request of later ones
+ * (V8 optimizing the hot paths of the instances and of the generator, the pool opening its
+ * connections). Counted in requests, not seconds: on a loaded machine a second holds few.
  */
 export async function warmUp(
   urls: readonly string[],
   apiKey: string,
   requests: readonly BenchRequest[],
-  seconds: number,
+  amount: number,
 ): Promise<void> {
+  const connections = Math.ceil(50 / urls.length);
   await Promise.all(
     urls.map((url) => drive({ url, apiKey, requests, connections: 4, seconds: 120, amount: 500 })),
   );
   await Promise.all(
-    urls.map((url) =>
-      drive({ url, apiKey, requests, connections: Math.ceil(50 / urls.length), seconds }),
-    ),
+    urls.map((url) => drive({ url, apiKey, requests, connections, seconds: 120, amount })),
   );
 }
 

@@ -46,7 +46,9 @@ const flag = (name: string) =>
 const quick = process.argv.includes("--quick");
 const COUNTS = (flag("instances") ?? "1,2").split(",").map(Number);
 const PAIRS = Number(flag("pairs") ?? (quick ? 100 : 500));
-const SECONDS = quick ? { warmup: 3, load: 3 } : { warmup: 6, load: 10 };
+const SECONDS = quick ? 3 : 10;
+/** Discarded requests per instance before measuring (load-phases.ts, warmUp). */
+const WARM_UP = quick ? 5000 : 15_000;
 const CONNECTIONS = 50;
 const RATE = 1000;
 /** Distinct authorize bodies: more than any run sends, so no answer is asked twice. */
@@ -77,18 +79,18 @@ async function measure(
     const roles = rolesOf(instances);
     const requests = recursiveRequests(RECURSIVE_SCALES.default, BODIES, 7 + count).authorize;
     const options = { urls, apiKey, roles };
-    await warmUp(urls, apiKey, requests.slice(0, 2000), SECONDS.warmup);
+    await warmUp(urls, apiKey, requests.slice(0, 2000), WARM_UP);
     const load = loadavg()[0]!.toFixed(1);
     const full = await saturated({
       ...options,
       requests,
-      seconds: SECONDS.load,
+      seconds: SECONDS,
       connections: CONNECTIONS,
     });
     const even = await steady({
       ...options,
       requests: requests.slice(25_000),
-      seconds: SECONDS.load,
+      seconds: SECONDS,
       rate: RATE,
     });
     // Across instances when there are two: write through the first, read from the last.
