@@ -84,18 +84,14 @@ async function point(size: number, apiKey: string): Promise<Point> {
   const loaded = await loadStore(url, RECURSIVE_POLICY_FILE, recursiveFacts(scale));
   const instance = await startInstance(apiKey, url, RECURSIVE_POLICY_FILE);
   try {
-    const mix = recursiveRequests(scale, 50_000, 3);
-    await warmUp([instance.url], apiKey, mix.authorize.slice(0, 2000), quick ? 5000 : 15_000);
+    const mix = recursiveRequests(scale, 100_000, 3);
+    await warmUp([instance.url], apiKey, mix.authorize.slice(90_000), quick ? 5000 : 15_000);
     const load = loadavg()[0]!.toFixed(1);
-    const one = await oneAtATime(
-      instance.url,
-      apiKey,
-      mix.authorize.slice(2000, quick ? 3000 : 5000),
-    );
+    const one = await oneAtATime(instance.url, apiKey, mix.authorize.slice(0, quick ? 1000 : 3000));
     const full = await saturated({
       urls: [instance.url],
       apiKey,
-      requests: mix.authorize.slice(20_000),
+      requests: mix.authorize.slice(10_000, 90_000),
       seconds: SECONDS,
       connections: 50,
       roles: rolesOf([instance]),

@@ -52,7 +52,7 @@ const WARM_UP = quick ? 5000 : 15_000;
 const CONNECTIONS = 50;
 const RATE = 1000;
 /** Distinct authorize bodies: more than any run sends, so no answer is asked twice. */
-const BODIES = 50_000;
+const BODIES = 100_000;
 const SCHEMA = "bench_scale_out";
 
 interface Row {
@@ -79,17 +79,17 @@ async function measure(
     const roles = rolesOf(instances);
     const requests = recursiveRequests(RECURSIVE_SCALES.default, BODIES, 7 + count).authorize;
     const options = { urls, apiKey, roles };
-    await warmUp(urls, apiKey, requests.slice(0, 2000), WARM_UP);
+    await warmUp(urls, apiKey, requests.slice(90_000), WARM_UP);
     const load = loadavg()[0]!.toFixed(1);
     const full = await saturated({
       ...options,
-      requests,
+      requests: requests.slice(0, 60_000),
       seconds: SECONDS,
       connections: CONNECTIONS,
     });
     const even = await steady({
       ...options,
-      requests: requests.slice(25_000),
+      requests: requests.slice(60_000, 90_000),
       seconds: SECONDS,
       rate: RATE,
     });
