@@ -14,6 +14,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
+import type { BenchRequest } from "../http/fixture.js";
 import {
   RECURSIVE_POLICY_FILE,
   RECURSIVE_SCALES,
@@ -59,6 +60,7 @@ interface Row {
   readonly instances: number;
   readonly saturated: Spread;
   readonly steady: Spread;
+  readonly writes: Spread;
   readonly withOffset: ReadYourWritesCounts;
   readonly withoutOffset: ReadYourWritesCounts;
   readonly load: string;
@@ -106,10 +108,49 @@ async function measure(
       });
     const withoutOffset = await rw(false);
     const withOffset = await rw(true);
-    return { instances: count, saturated: full, steady: even, withOffset, withoutOffset, load };
+    const written = await saturated({
+      ...options,
+      requests: grants(`w${count}`, targets),
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+    });
+    return {
+      instances: count,
+      saturated: full,
+      steady: even,
+      writes: written,
+      withOffset,
+      withoutOffset,
+      load,
+    };
   } finally {
     await stopInstances(instances);
   }
+}
+
+/**
+ * One `/api/batch` per grant of `viewer` on a folder to a fresh user (bench/http/drive.ts reads
+ * only a request's path and body; the name is the bench's label).
+ */
+function grants(run: string, targets: readonly Target[]): BenchRequest[] {
+  return Array.from({ length: 100_000 }, (_, i) => ({
+    name: "authorize",
+    path: "/api/batch",
+    body: JSON.stringify([
+      {
+        inserts: [
+          {
+            predicate: "has_role",
+            args: [
+              { type: "User", id: `${run}-${i}` },
+              { type: "String", id: "viewer" },
+              { type: "Folder", id: targets[i % targets.length]!.folder },
+            ],
+          },
+        ],
+      },
+    ]),
+  }));
 }
 
 async function main(): Promise<void> {
@@ -146,6 +187,9 @@ async function main(): Promise<void> {
       `| ${r.instances} | saturated | ${spreadCells(r.saturated)} | ${coreCells(r.saturated.cores)} | ${perRequestCells(r.saturated)} | ${r.load} |`,
     );
     console.log(
+      `| ${r.instances} | writes (/api/batch, one fact), saturated | ${spreadCells(r.writes)} | ${coreCells(r.writes.cores)} | ${perRequestCells(r.writes)} | |`,
+    );
+    console.log(
       `| ${r.instances} | ${RATE}/s open loop | ${spreadCells(r.steady)} | ${coreCells(r.steady.cores)} | ${perRequestCells(r.steady)} | |`,
     );
   }
@@ -167,10 +211,12 @@ async function main(): Promise<void> {
   }
   const stale = rows.some((r) => r.withOffset.stale > 0);
   const failed = rows.some((r) =>
-    [r.saturated, r.steady].some((s) => s.perInstance.some((p) => p.errors + p.non2xx > 0)),
+    [r.saturated, r.steady, r.writes].some((s) =>
+      s.perInstance.some((p) => p.errors + p.non2xx > 0),
+    ),
   );
   for (const r of rows)
-    for (const s of [r.saturated, r.steady])
+    for (const s of [r.saturated, r.steady, r.writes])
       for (const p of s.perInstance)
         if (p.firstFailure) console.log(`first failure: ${p.firstFailure}`);
   if (stale || failed) process.exitCode = 1;
