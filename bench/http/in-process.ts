@@ -7,16 +7,22 @@
  *   BENCH_DATA=recursive npx tsx bench/http/in-process.ts                 # every endpoint
  *   BENCH_DATA=recursive npx tsx bench/http/in-process.ts authorize 20000 # one, N calls
  *   node --cpu-prof --import tsx bench/http/in-process.ts authorize_query # profile
+ *   BENCH_DATA=recursive npx tsx bench/http/in-process.ts --shared-buffers=64MB  # PGlite setting
  */
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import pg from "pg";
 import { serviceOver } from "../../src/api/central.js";
 import type { PolarService } from "../../src/api/service.js";
+import { EMBEDDED_SETTINGS } from "../../src/store/pglite-setup.js";
 import { openStore } from "../../src/store/store.js";
 import { type BenchRequest, datasetFromEnv } from "./fixture.js";
 
 const onPostgres = process.argv.includes("--postgres");
+/** `--shared-buffers=64MB`: PGlite's shared buffers instead of the embedded default. */
+const sharedBuffers = process.argv
+  .find((a) => a.startsWith("--shared-buffers="))
+  ?.slice("--shared-buffers=".length);
 const [kindArgument, countArgument] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const kinds: BenchRequest["name"][] = kindArgument
   ? [kindArgument as BenchRequest["name"]]
@@ -53,7 +59,12 @@ function call(service: PolarService, kind: BenchRequest["name"], body: unknown) 
 }
 
 const dataset = datasetFromEnv();
-const store = await openStore(onPostgres ? { databaseUrl: await storeUrl() } : {});
+const pgliteSettings = sharedBuffers
+  ? EMBEDDED_SETTINGS.map((line) =>
+      line.startsWith("shared_buffers") ? `shared_buffers = ${sharedBuffers}` : line,
+    )
+  : EMBEDDED_SETTINGS;
+const store = await openStore(onPostgres ? { databaseUrl: await storeUrl() } : { pgliteSettings });
 const service = serviceOver(store, {});
 await service.postPolicy(
   { filename: "policy.polar", src: readFileSync(dataset.policyFile, "utf8") },
@@ -64,7 +75,7 @@ await store.applyBatch([{ inserts: facts as never }]);
 console.log(
   `${facts.length} facts (${dataset.description}), ${onPostgres ? "PostgreSQL server" : "in-memory PGlite"}, load ${loadavg()
     .map((l) => l.toFixed(1))
-    .join(" ")}`,
+    .join(" ")}${sharedBuffers ? `, shared_buffers ${sharedBuffers}` : ""}`,
 );
 // Wall times suffer from other processes on a busy machine; the process's CPU time per call
 // (user + system, all threads: PGlite runs in this one) much less so.

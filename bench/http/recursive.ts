@@ -18,8 +18,8 @@ export interface RecursiveScale {
 }
 
 export const RECURSIVE_SCALES = {
-  /** ~80k facts: 3,000 users, 3,000 folders, 30,000 documents. */
-  default: { users: 3000, organizations: 20, folders: 3000, documents: 30000 },
+  /** ~100k facts: 10,000 users (30,000 roles), 3,000 folders, 30,000 documents. */
+  default: { users: 10000, organizations: 20, folders: 3000, documents: 30000 },
   /** ~8k facts. */
   small: { users: 300, organizations: 5, folders: 300, documents: 3000 },
 } as const satisfies Record<string, RecursiveScale>;

@@ -549,6 +549,8 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     listQuery: (body) => localReply(body, listQuery as LocalCompile),
     evaluateQueryLocal: (body) => localReply(body, evaluateQueryLocal as LocalCompile),
 
+    catchUp: (version) => store.catchUp(version),
+
     async close() {
       await pool?.close();
       await store.close();
@@ -745,6 +747,7 @@ const BODILESS = new Set([
   "clearData",
   "exportFacts",
   "stats",
+  "catchUp",
   "close",
 ]);
 
