@@ -2,7 +2,9 @@
  * The store and the service processes of the scale-out bench: a fresh PostgreSQL schema, its
  * policy and facts loaded once from this process, then N `polar-sql serve` processes on that
  * schema (bench/scale-out/instance.ts), each with its own connection pool, worker threads and
- * caches, exactly as N deployed instances behind a load balancer would run.
+ * caches, exactly as N deployed instances behind a load balancer would run. Unlike the HTTP
+ * bench's server (bench/http/server-process.ts, which has bench/http/serve.ts insert the
+ * dataset at start), the instances start on a store already loaded, at any scale.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
@@ -11,6 +13,7 @@ import pg from "pg";
 import { serviceOver } from "../../src/api/central.js";
 import type { GroundFact } from "../../src/core/value.js";
 import { openStore } from "../../src/store/store.js";
+import { serverStore } from "../http/server-process.js";
 import type { CpuRoles } from "./cpu.js";
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -30,13 +33,7 @@ export function dropSchema(schema: string): Promise<unknown> {
 }
 
 /** Drops and recreates `schema`; returns a URL whose sessions use it (`search_path`). */
-export async function freshSchema(schema: string): Promise<string> {
-  await dropSchema(schema);
-  await admin((client) => client.query(`CREATE SCHEMA ${schema}`));
-  const url = new URL(DATABASE_URL);
-  url.searchParams.set("options", `-c search_path=${schema}`);
-  return url.toString();
-}
+export const freshSchema = serverStore;
 
 export interface Loaded {
   readonly facts: number;
