@@ -1,14 +1,14 @@
 /**
  * One PostgreSQL as the fact table grows (issue 15, item 3): the recursive dataset
- * (bench/http/recursive.ts) at multiples of its default scale (×1 ≈ 78k facts: 3,000 users,
+ * (bench/http/recursive.ts) at multiples of its default scale (×1 ≈ 99k facts: 10,000 users,
  * 20 organizations, 3,000 folders, 30,000 documents; every count is multiplied), each loaded
  * into a fresh schema and served by one `polar-sql serve` process. Per size: load time, table
  * size, authorize latency one request at a time, saturated authorize throughput (50
  * connections) with the cores each role used, and list latency one request at a time.
  *
- *   npx tsx bench/scale-out/curve.ts                      # ×0.1, ×1, ×10 (~8k, 78k, 780k facts)
+ *   npx tsx bench/scale-out/curve.ts                      # ×0.1, ×1, ×10 (~10k, 99k, 990k facts)
  *   npx tsx bench/scale-out/curve.ts --sizes=0.1,1 --quick
- *   npx tsx bench/scale-out/curve.ts --sizes=30            # ~2.3M facts
+ *   npx tsx bench/scale-out/curve.ts --sizes=30            # ~3M facts
  *
  * The store is DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), schema
  * bench_scale_curve, dropped and recreated per size and dropped at the end.

@@ -1,6 +1,6 @@
 /**
  * Scale-out bench (issue 15, item 3): 1 and then 2 `polar-sql serve` processes on one
- * PostgreSQL schema holding the recursive dataset (bench/http/recursive.ts, ~80k facts), load
+ * PostgreSQL schema holding the recursive dataset (bench/http/recursive.ts, ~99k facts), load
  * from this process spread evenly over the instances (load-phases.ts), and read-your-writes
  * across instances (read-your-writes.ts). Prints Markdown; the cores each role used say where
  * the machine's time went.
