@@ -183,6 +183,7 @@ function stepParts(
         else kept.push(condition);
         break;
       case "not_exists":
+      case "exists":
         if (condition.branches.some((b) => mentionsSelf(b, self))) unsupported(lowering);
         kept.push(condition);
         break;

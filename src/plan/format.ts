@@ -67,7 +67,8 @@ function formatCondition(condition: Condition, indent: string): string {
     case "in":
       return `${formatTerm(condition.term)} in (${condition.values.map(formatTerm).join(", ")})`;
     case "not_exists":
-      return `not exists (${condition.branches
+    case "exists":
+      return `${condition.kind === "exists" ? "exists" : "not exists"} (${condition.branches
         .map((b) => `\n${indent}    ${formatBranch(b, `${indent}    `)}`)
         .join("")})`;
     default: {

@@ -166,13 +166,22 @@ export interface InCondition {
   readonly term: Term;
   readonly values: readonly Term[];
 }
-/** `NOT EXISTS (branch UNION ALL …)`, correlated through the outer aliases it mentions. */
-export interface NotExistsCondition {
-  readonly kind: "not_exists";
+/**
+ * `NOT EXISTS (branch UNION ALL …)` (a `not`) or `EXISTS (branch UNION ALL …)` (an `or` kept
+ * whole because every variable it shares with the rest of the rule is bound before it:
+ * docs/limits.md#branches), correlated through the outer aliases it mentions.
+ */
+export interface SubqueryCondition {
+  readonly kind: "not_exists" | "exists";
   readonly branches: readonly Branch[];
 }
 
-export type Condition = CompareCondition | InCondition | NotExistsCondition;
+export type Condition = CompareCondition | InCondition | SubqueryCondition;
+
+/** Whether a condition holds a nested union of branches (`EXISTS` or `NOT EXISTS`). */
+export function isSubquery(condition: Condition): condition is SubqueryCondition {
+  return condition.kind === "exists" || condition.kind === "not_exists";
+}
 
 export interface Branch {
   readonly sources: readonly SourceRef[];

@@ -3,7 +3,7 @@
  * (`f2.arg1 = 'member'` and `f2.arg1 = 'admin'`) into one branch with `IN ('member', 'admin')`.
  * Role hierarchies produce many such branches; one index probe serves them all.
  */
-import type { Branch, Condition, LiteralTerm, Term } from "./ir.js";
+import { type Branch, type Condition, isSubquery, type LiteralTerm, type Term } from "./ir.js";
 import { branchAliases, mapBranch } from "./rewrite.js";
 
 interface Slot {
@@ -29,17 +29,24 @@ function literalSlot(condition: Condition): Slot | null {
 
 interface Keyed {
   readonly branch: Branch;
+  /**
+   * The branch with the aliases it declares renamed in order of appearance: branches of one
+   * `[NOT] EXISTS` declare different aliases for the same shape.
+   */
+  readonly shape: Branch;
   readonly sources: string;
   readonly conditions: readonly string[];
   readonly outputs: string;
 }
 
 function keyed(branch: Branch): Keyed {
+  const shape = canonicalAliases(branch, "\u0000");
   return {
     branch,
-    sources: JSON.stringify(branch.sources),
-    conditions: branch.conditions.map((c) => JSON.stringify(c)),
-    outputs: JSON.stringify(branch.outputs),
+    shape,
+    sources: JSON.stringify(shape.sources),
+    conditions: shape.conditions.map((c) => JSON.stringify(c)),
+    outputs: JSON.stringify(shape.outputs),
   };
 }
 
@@ -63,7 +70,7 @@ function mergePass(entries: readonly Keyed[]): Keyed[] | null {
   for (let c = 0; c < width; c++) {
     const groups = new Map<string, number[]>();
     current.forEach((entry, i) => {
-      const condition = entry.branch.conditions[c];
+      const condition = entry.shape.conditions[c];
       const slot = condition && literalSlot(condition);
       if (!slot) return;
       const key = keyWithout(entry, c, slot.subject);
@@ -116,11 +123,11 @@ export function mergeBranches(branches: readonly Branch[]): Branch[] {
 }
 
 function mergeNested(branch: Branch): Branch {
-  if (!branch.conditions.some((c) => c.kind === "not_exists")) return branch;
+  if (!branch.conditions.some(isSubquery)) return branch;
   return {
     ...branch,
     conditions: branch.conditions.map((c) =>
-      c.kind === "not_exists" ? { ...c, branches: mergeBranches(c.branches) } : c,
+      isSubquery(c) ? { ...c, branches: mergeBranches(c.branches) } : c,
     ),
   };
 }
