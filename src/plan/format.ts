@@ -43,7 +43,7 @@ function formatSource(source: Source): string {
     case "binding":
       return `binding#${source.binding}${source.facts ? "+facts" : ""}${source.rows ? `+${source.rows.length} rows` : ""}`;
     case "facts":
-      return `facts ${source.predicate}(${source.types.map((t) => t ?? "*").join(", ")})`;
+      return `facts ${source.predicates.join("|")}(${source.types.map((t) => t ?? "*").join(", ")})`;
     case "param":
       return `param $${source.name}: ${source.type}`;
     case "values":

@@ -100,13 +100,15 @@ export interface BindingSource {
   readonly rows?: readonly (readonly Value[])[];
 }
 /**
- * Central and context facts of `predicate` whose arguments have exactly these types (null:
- * any type, for an argument nothing reads); inlined as VALUES (or folded) when printed.
- * Columns `argN`.
+ * Central and context facts of any of `predicates` whose arguments have exactly these types
+ * (null: any type, for an argument nothing reads); inlined as VALUES (or folded) when
+ * printed. Columns `argN`. Several predicates: a chain of rules `c0(x) if c1(x); c1(x) if …`
+ * reads the stored facts of every link in one source, not one branch per link
+ * (src/plan/merge.ts).
  */
 export interface FactsSource {
   readonly kind: "facts";
-  readonly predicate: string;
+  readonly predicates: readonly string[];
   readonly types: readonly (string | null)[];
 }
 /**
