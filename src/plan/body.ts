@@ -337,7 +337,7 @@ function planNot(planner: Planner, scope: Scope, state: State, atom: Not): State
  * rest of the conjunction), or, when the rest of the conjunction is still to be planned and
  * every variable the `or` shares with the rest of the rule is already bound, one state with
  * an `EXISTS` over the operands' branches. Multiplying out k such `or`s would give 2^k
- * branches (docs/limits.md#branches); kept whole, each is planned once.
+ * branches (docs/limits.md, "branches"); kept whole, each is planned once.
  */
 function planOr(planner: Planner, scope: Scope, state: State, atom: Or, last: boolean): State[] {
   const shared = scope.outerOfOr.get(atom);

@@ -171,7 +171,7 @@ export interface InCondition {
 /**
  * `NOT EXISTS (branch UNION ALL …)` (a `not`) or `EXISTS (branch UNION ALL …)` (an `or` kept
  * whole because every variable it shares with the rest of the rule is bound before it:
- * docs/limits.md#branches), correlated through the outer aliases it mentions.
+ * docs/limits.md, "branches"), correlated through the outer aliases it mentions.
  */
 export interface SubqueryCondition {
   readonly kind: "not_exists" | "exists";
