@@ -61,13 +61,18 @@ const relation = (doc: string, name: string, user: string): GroundFact => ({
 const destination = fc.constantFrom("local" as const, "central" as const, "context" as const);
 
 /**
- * Facts for `conjunctionOfOrs(k)`: for each user and document, one or both sides of every
- * `or`, except at most one `or` left unsatisfied (so that answers are both true and false).
+ * Facts for `conjunctionOfOrs(k)`: for each user and document, one side of every `or` (both
+ * sides too for small k), except at most one `or` left unsatisfied (so that answers are both
+ * true and false). The reference evaluator enumerates every derivation: both sides of many
+ * `or`s would make it, not the SQL, take 2^k steps.
  */
 function nearlySatisfying(k: number): fc.Arbitrary<RoutedFact[]> {
   const pair = fc.record({
     missing: fc.option(fc.nat(k - 1), { freq: 2 }),
-    sides: fc.array(fc.constantFrom("a", "b", "a", "b", "ab"), { minLength: k, maxLength: k }),
+    sides: fc.array(fc.constantFrom(...(k <= 6 ? ["a", "b", "ab"] : ["a", "b"])), {
+      minLength: k,
+      maxLength: k,
+    }),
     to: destination,
   });
   return fc
