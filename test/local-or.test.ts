@@ -207,6 +207,9 @@ describeEngines("$name", (engine) => {
         const policy = `${HEAD}has_role(u: User, "viewer", d: Doc) if ${expr};\n`;
         // `u` read only under `not` is a policy error (the checker says so): not a case here.
         fc.pre(checkPolicy([{ name: "p.polar", text: policy }]).ok);
+        // Facts of a bound predicate that are also central or context split each read of it
+        // into two branches when printed (2^reads): kept small enough for PGlite's memory.
+        fc.pre(expr.split("has_relation(").length - 1 <= 5);
         const p = await prepared(policy);
         await compareAll(db, p, await load(db, p, routed));
       }),
