@@ -72,7 +72,9 @@ export function factsFor(branch: Branch, ref: SourceRef, runtime: FactsRuntime) 
     if (source.predicates.length === 1) {
       return runtime.facts(source.predicates[0]!, source.types, pattern);
     }
-    return source.predicates.flatMap((predicate) => runtime.facts(predicate, source.types, pattern));
+    return source.predicates.flatMap((predicate) =>
+      runtime.facts(predicate, source.types, pattern),
+    );
   }
   if (source.kind !== "binding" || !source.facts) return [];
   const slots = runtime.bindings.bindings[source.binding]!.slots;
