@@ -85,7 +85,9 @@ export { DIALECT_NAMES, type DialectName } from "./print/registry.js";
 // Front end
 export type { Diagnostic, DiagnosticCode, Severity } from "./source/diagnostic.js";
 export { formatDiagnostic, formatDiagnosticLine } from "./source/format.js";
+export { describeProblem, type Problem } from "./source/problems.js";
 export type { SourceFile, Span } from "./source/source.js";
+export { type Located, StageError } from "./source/stage-error.js";
 export { type FactStore, openStore, StoreError, type StoreOptions } from "./store/store.js";
 // Fact sync (`polar-sql facts sync`)
 export { parseSyncConfig, type SyncConfig, SyncConfigError } from "./sync/config.js";

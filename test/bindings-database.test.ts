@@ -292,8 +292,21 @@ keys:
       "add `User: integer` to `sql_types`",
       "add `Organization: uuid` to `sql_types`",
     ]);
-    expect(untyped[0]!.message).toBe(
-      'column 1 of binding `has_role(User:_, String:_, Organization:_)` is `integer`, but `sql_types` gives no type for `User`, so ids that are not integers or uuids are compared with the column\'s text, where its index cannot serve (docs/local-authorization.md, "Ids without sql_types")',
+    expect(untyped.map((d) => d.message)).toEqual([
+      'column 1 of binding `has_role(User:_, String:_, Organization:_)` is `integer`, but `sql_types` gives no type for `User`, so ids that look like uuids make PostgreSQL raise an error (`invalid input syntax for type integer`), and other ids that are not 32-bit integers are compared with the column\'s text, where its index cannot serve (docs/local-authorization.md, "Ids without sql_types")',
+      'column 3 of binding `has_role(User:_, String:_, Organization:_)` is `uuid`, but `sql_types` gives no type for `Organization`, so ids that look like integers make PostgreSQL raise an error (`invalid input syntax for type uuid`), and other ids that are not lowercase uuids are compared with the column\'s text, where its index cannot serve (docs/local-authorization.md, "Ids without sql_types")',
+    ]);
+    await e.rows(`CREATE TABLE IF NOT EXISTS small_memberships (
+      user_id smallint NOT NULL, role text NOT NULL, org_id text NOT NULL)`);
+    const small = await checkBindingsWithDatabase(
+      program,
+      `facts:\n  "has_role(User:_, String:_, Organization:_)":\n    query: SELECT user_id, role, org_id FROM small_memberships\n`,
+      e.session(),
+    );
+    const smallWarning = small.diagnostics.find((d) => d.code === "W008")!;
+    expect(smallWarning.help).toBe("add `User: smallint` to `sql_types`");
+    expect(smallWarning.message).toContain(
+      "32-bit integers outside -32768..32767 make PostgreSQL raise an error",
     );
     // With the entries, nothing to report; with a wrong one, an error at the column.
     const typed = await checkBindingsWithDatabase(

@@ -253,7 +253,7 @@ describeServiceEngines({ now: () => NOW }, "non-linear recursion on $name", (eng
     const refused = service.authorizeQuery({ query, data_bindings: "facts:\n" });
     await expect(refused).rejects.toBeInstanceOf(ApiError);
     await expect(refused).rejects.toThrow(
-      "cannot compile a rule for `path` (closure.polar:4) that calls `path` recursively more than once in one conjunction",
+      "closure.polar:4:42: cannot compile a rule for `path` that calls `path` recursively more than once in one conjunction",
     );
   });
 });
@@ -291,7 +291,8 @@ describeServiceEngines(
       const refused = service.authorize({ ...query, resource_id: "n40" });
       await expect(refused).rejects.toMatchObject({
         status: 400,
-        message: "the recursion of `path` did not reach its fixpoint within 3 rounds",
+        message:
+          "closure.polar:4:1: the recursion of `path` did not reach its fixpoint within 3 rounds",
       });
     });
   },

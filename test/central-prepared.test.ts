@@ -422,6 +422,40 @@ describe.runIf(databaseUrl)("instances sharing one database", () => {
     expect(await b.dataVersion()).toBe(written);
   });
 
+  it("catch up to the data version a client saw (OsoOffset) before hearing of it", async () => {
+    const schema = await serverSchema(databaseUrl!, "catchup");
+    cleanups.push(() => schema.drop());
+    const a = await openStore({ databaseUrl: schema.url });
+    // Not following: b hears of nothing, and re-reads its policy only hourly or when asked.
+    const b = await openStore({
+      databaseUrl: schema.url,
+      follow: false,
+      policyRefreshMs: 3_600_000,
+    });
+    const c = await openStore({ databaseUrl: schema.url });
+    cleanups.push(
+      () => a.close(),
+      () => b.close(),
+      () => c.close(),
+    );
+    const first = await a.setPolicy(POLICY, "p.polar");
+    expect(first).toBe("updated");
+    expect((await b.policy())?.filename).toBe("p.polar");
+    await a.setPolicy(`${POLICY}\n# v2\n`, "p2.polar");
+    const written = await a.dataVersion();
+    expect((await b.policy())?.filename).toBe("p.polar"); // stale, as configured
+    await b.catchUp(0); // an old offset changes nothing
+    expect((await b.policy())?.filename).toBe("p.polar");
+    await b.catchUp(written);
+    expect((await b.policy())?.filename).toBe("p2.polar");
+    // A following instance that is told the version reads it at once, notification or not.
+    const next = await a.applyBatch([
+      { inserts: [{ predicate: "is_public", args: [{ type: "Doc", id: "d9" }] }] },
+    ]);
+    await c.catchUp(next);
+    expect(await c.dataVersion()).toBeGreaterThanOrEqual(next);
+  });
+
   it("learn each other's writes and policies from notifications", async () => {
     const schema = await serverSchema(databaseUrl!, "feed");
     cleanups.push(() => schema.drop());

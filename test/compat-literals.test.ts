@@ -533,3 +533,132 @@ describe("any central ids against columns of unknown type", () => {
     );
   });
 });
+
+/**
+ * Every kind of id against every usual id column type, with and without `sql_types`, through
+ * the list filter and authorize. With `sql_types` no pair raises an error and answers equal the
+ * evaluator's. Without, answers equal the evaluator's except for exactly the pairs
+ * docs/local-authorization.md ("Ids without sql_types") lists as needing `sql_types`, which
+ * raise PostgreSQL's own error, as that section says.
+ */
+const LITERALS: Record<string, string> = {
+  "small integer": "2",
+  "smallest smallint": "-32768",
+  "integer above 32767": "40000",
+  "integer above 2^31-1": "9000000000",
+  "non-canonical integer": "007",
+  "lowercase uuid": "6b8f9f52-3c2e-4d4e-9a59-0c7f0e0f1a01",
+  "uppercase uuid": "6B8F9F52-3C2E-4D4E-9A59-0C7F0E0F1A01",
+  text: "abc",
+  "text with a quote": "it's",
+};
+const COLUMN_TYPES = ["integer", "bigint", "smallint", "uuid", "text", "varchar(64)"];
+/** The values each column type holds: every literal it can read, as text. */
+const HELD: Record<string, string[]> = {
+  integer: ["2", "-32768", "40000"],
+  bigint: ["2", "-32768", "40000", "9000000000"],
+  smallint: ["2", "-32768"],
+  uuid: ["6b8f9f52-3c2e-4d4e-9a59-0c7f0e0f1a01"],
+  text: Object.values(LITERALS),
+  "varchar(64)": Object.values(LITERALS),
+};
+
+/** The error PostgreSQL raises for a literal against a column of unknown type, or null. */
+function documentedError(column: string, literal: string): RegExp | null {
+  const int32 = /^-?[1-9][0-9]*$|^0$/.test(literal) && Math.abs(Number(literal)) < 2 ** 31;
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(literal);
+  if (column === "uuid" && int32) return /invalid input syntax for type uuid/;
+  if (["integer", "bigint", "smallint"].includes(column) && uuid) {
+    return /invalid input syntax for type (integer|bigint|smallint)/;
+  }
+  if (column === "smallint" && int32 && (Number(literal) > 32767 || Number(literal) < -32768)) {
+    return /out of range for type smallint/;
+  }
+  return null;
+}
+
+describe.each(testEngines())("each kind of id against each column type on $name", (engine) => {
+  const program = checked(POLICY);
+  const pairs = COLUMN_TYPES.flatMap((column) =>
+    [true, false].map((sqlTypes) => ({ column, sqlTypes })),
+  );
+
+  it.each(pairs)("$column column, sql_types given: $sqlTypes", async ({ column, sqlTypes }) => {
+    const db = await engine.db();
+    const table = `litk_${column.replace(/\W.*/, "")}_${sqlTypes ? "typed" : "untyped"}`;
+    const held = HELD[column]!;
+    await db.exec(`DROP TABLE IF EXISTS ${table};
+      CREATE TABLE ${table} (id integer PRIMARY KEY, org_id ${column});
+      CREATE INDEX ON ${table} (org_id);
+      INSERT INTO ${table} VALUES ${held.map((v, i) => `(${i + 1}, '${v.replaceAll("'", "''")}')`).join(", ")};`);
+    const bindings = `facts:
+  "has_relation(Repo:_, org, Org:_)":
+    query: SELECT id, org_id FROM ${table}
+${sqlTypes ? `sql_types:\n  Repo: integer\n  Org: ${column.replace(/\(.*/, "")}\n` : ""}`;
+    const relations: GroundFact[] = held.map((org, i) => ({
+      predicate: "has_relation",
+      args: [
+        { type: "Repo", id: String(i + 1) },
+        { type: "String", id: "org" },
+        { type: "Org", id: org },
+      ],
+    }));
+    const outcomes: string[] = [];
+    for (const [kind, literal] of Object.entries(LITERALS)) {
+      const central = [member("ada", literal)];
+      const options = { central: inMemoryCentralFacts(central) };
+      const expected = list(
+        program,
+        [...central, ...relations],
+        { type: "User", id: "ada" },
+        "read",
+        "Repo",
+      );
+      const error = sqlTypes ? null : documentedError(column, literal);
+      const run = async () => {
+        const fragment = listQuery(
+          program,
+          {
+            query: { actor_type: "User", actor_id: "ada", action: "read", resource_type: "Repo" },
+            column: `${table}.id`,
+            data_bindings: bindings,
+          },
+          options,
+        ).sql;
+        const rows = await db.query<{ id: number }>(
+          `SELECT id FROM ${table} WHERE ${fragment} ORDER BY id`,
+        );
+        const allowed = await db.query<{ allowed: boolean }>(
+          authorizeQuery(
+            program,
+            {
+              query: {
+                actor_type: "User",
+                actor_id: "ada",
+                action: "read",
+                resource_type: "Repo",
+                resource_id: "1",
+              },
+              data_bindings: bindings,
+            },
+            options,
+          ).sql,
+        );
+        return { listed: rows.map((r) => String(r.id)), allowed: allowed[0]!.allowed };
+      };
+      if (error) {
+        await expect(run(), kind).rejects.toThrow(error);
+        outcomes.push(`${kind}: error`);
+        continue;
+      }
+      const got = await run();
+      expect(got.listed, kind).toEqual([...expected].sort());
+      expect(got.allowed, kind).toBe(expected.includes("1"));
+      outcomes.push(`${kind}: ${got.listed.length > 0 ? "match" : "no match"}`);
+    }
+    // Each held value is matched by its own literal (the test is not vacuous).
+    expect(outcomes.filter((o) => o.endsWith(": match")).length).toBe(
+      Object.values(LITERALS).filter((l) => held.includes(l)).length,
+    );
+  });
+});

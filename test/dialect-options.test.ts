@@ -89,7 +89,12 @@ describe("the library", () => {
   it("refuses an unknown dialect, naming the allowed ones", () => {
     const message = "unknown dialect `oracle`; use one of `postgres`, `mysql`, `sqlite`";
     expect(() => authorizeQuery(program, body, { dialect: "oracle" as never })).toThrow(
-      new LocalQueryError(message),
+      new LocalQueryError({
+        code: "P601",
+        kind: "unknown-dialect",
+        name: "oracle",
+        allowed: "`postgres`, `mysql`, `sqlite`",
+      }),
     );
     expect(() => authorizeQuery(program, { ...body, dialect: "oracle" })).toThrow(message);
     const { resource_id: _, ...listed } = query;

@@ -82,6 +82,9 @@ export function fakeService(): FakeService {
     bulkActions: record("bulkActions", (body) => react("bulkActions", body)),
     queryFacts: record("queryFacts", (body) => react("queryFacts", body)),
     stats: record("stats", () => ({ body: { num_roles: 0, num_relations: 0, num_facts: 0 } })),
+    async catchUp(version) {
+      calls.push({ method: "catchUp", args: [version] });
+    },
     async close() {
       this.closed = true;
     },

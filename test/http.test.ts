@@ -110,6 +110,21 @@ describe("routes", () => {
     ]);
   });
 
+  it("a request with OsoOffset catches the service up to that version first; a malformed one is ignored", async () => {
+    const { call, service } = setup();
+    await call("/api/authorize", { ...post({}), headers: { OsoOffset: "42" } });
+    expect(service.calls.map((c) => c.method)).toEqual(["catchUp", "authorize"]);
+    expect(service.calls[0]!.args).toEqual([42]);
+    for (const offset of ["-1", "4.2", "x1", "9".repeat(16)]) {
+      const before = service.calls.length;
+      await call("/api/authorize", { ...post({}), headers: { OsoOffset: offset } });
+      expect(
+        service.calls.slice(before).map((c) => c.method),
+        offset,
+      ).toEqual(["authorize"]);
+    }
+  });
+
   it("POST /batch sends OsoOffset; reads do not", async () => {
     const { call } = setup();
     const batch = await call("/api/batch", post([{ inserts: [] }]));

@@ -152,3 +152,15 @@ INSERT INTO repos VALUES ('20', 1), ('r-y', 2);`;
     expect(await allowed(ask(central, "bo", "40"))).toBe(true);
   });
 });
+
+it("prints nothing to run while a lookup is still to be loaded, and the statement once it is", () => {
+  let loaded = false;
+  const all = fixedSource(stored);
+  const source: CentralFacts = {
+    facts: (predicate, arity) => (loaded ? all.facts(predicate, arity) : []),
+    complete: () => loaded,
+  };
+  expect(ask(source, "ada", "10")).toBe("");
+  loaded = true;
+  expect(ask(source, "ada", "10")).toContain("select");
+});

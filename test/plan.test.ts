@@ -235,7 +235,7 @@ allow(_: User, "go", n: Node) if reach(Node{"start"}, n);`);
     query: SELECT a, b FROM edges
 `);
     expect(() => plan(nonLinear, bindings, allowGoal("User", str("go"), free("Node")))).toThrow(
-      "cannot compile a rule for `reach` (policy.polar:4) that calls `reach` recursively more than once in one conjunction; the central service answers it by iteration (docs/fixpoint.md)",
+      "policy.polar:4:44: cannot compile a rule for `reach` that calls `reach` recursively more than once in one conjunction; the central service answers it by iteration (docs/fixpoint.md)",
     );
   });
 
@@ -252,7 +252,7 @@ allow(_: User, "go", n: Node) if reach(Node{"start"}, n);`);
     query: SELECT a, b FROM edges
 `);
     expect(() => plan(nonLinear, bindings, allowGoal("User", str("go"), free("Node")))).toThrow(
-      /^cannot compile a rule for `(reach|link)` \(policy\.polar:4\) that calls the mutual recursion of `(reach|link)`, `(reach|link)` more than once in one conjunction; the central service answers it by iteration \(docs\/fixpoint\.md\)$/,
+      /^policy\.polar:4:44: cannot compile a rule for `reach` that calls the mutual recursion of `(reach|link)`, `(reach|link)` more than once in one conjunction; the central service answers it by iteration \(docs\/fixpoint\.md\)$/,
     );
   });
 });

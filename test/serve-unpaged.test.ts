@@ -1,5 +1,5 @@
 /**
- * `polar-sql serve --allow-unpaged-list`: the switch reaches the service, and `/list` without
+ * `polar-sql serve --allow-unpaged-list` (and `--no-answer-cache`): the switch reaches the service, and `/list` without
  * `page_size` then answers every id in one reply; without it, the 400 names the switch.
  */
 import { afterAll, describe, expect, it } from "vitest";
@@ -89,5 +89,16 @@ describe("serve --allow-unpaged-list", () => {
 
   it("is in the help", () => {
     expect(SERVE_HELP).toContain("--allow-unpaged-list");
+  });
+});
+
+describe("serve --no-answer-cache", () => {
+  it("reaches the service as answerCache: false; by default answers are kept", async () => {
+    const off = await listWithoutPageSize(["--allow-unpaged-list", "--no-answer-cache"]);
+    expect(off.opened?.answerCache).toBe(false);
+    expect(off.body).toStrictEqual({ results: ["w1", "w2"] });
+    const on = await listWithoutPageSize(["--allow-unpaged-list"]);
+    expect(on.opened?.answerCache).toBeUndefined();
+    expect(SERVE_HELP).toContain("--no-answer-cache");
   });
 });

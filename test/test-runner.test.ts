@@ -178,8 +178,8 @@ test "unbounded" {
     const test = only(report, "unbounded");
     expect(test.passedAssertions).toBe(1);
     expect(test.failures[0]).toMatchObject({
-      error: "cannot evaluate `not` over an unbounded value of `x`",
-      found: "error: cannot evaluate `not` over an unbounded value of `x`",
+      error: "policy.polar:3:32: cannot evaluate `not` over an unbounded value of `x`",
+      found: "error: policy.polar:3:32: cannot evaluate `not` over an unbounded value of `x`",
     });
   });
 });

@@ -3,6 +3,13 @@
  * (§12.2), facts for users → workspaces → projects → tickets, the matching data bindings, and
  * the request mix (authorize, list, actions, authorize_query).
  */
+import {
+  RECURSIVE_POLICY_FILE,
+  RECURSIVE_SCALES,
+  recursiveFacts,
+  recursiveRequests,
+} from "./recursive.js";
+
 export const POLICY_FILE = "examples/reference/12-2-nested-relations.polar";
 
 export const BINDINGS = `facts:
@@ -46,7 +53,7 @@ export function factCount(scale: Scale): number {
   return generateFacts(scale).length;
 }
 
-interface WireFact {
+export interface WireFact {
   readonly predicate: string;
   readonly args: readonly { readonly type: string; readonly id: string }[];
 }
@@ -148,5 +155,45 @@ export function requestMix(
       },
       data_bindings: BINDINGS,
     })),
+  };
+}
+
+// ---------------------------------------------------------------- datasets
+
+/** What a load run serves: the policy, the facts and the requests. */
+export interface Dataset {
+  readonly policyFile: string;
+  /** e.g. `nested, scale default: {...}`. */
+  readonly description: string;
+  facts(): WireFact[];
+  requests(count: number): Record<BenchRequest["name"], BenchRequest[]>;
+}
+
+/**
+ * The dataset named by BENCH_DATA (`nested`, the default, or `recursive`: bench/http/recursive.ts)
+ * at the scale named by BENCH_SCALE (`default` or `small`).
+ */
+export function datasetFromEnv(): Dataset {
+  const data = process.env.BENCH_DATA ?? "nested";
+  const scaleName = process.env.BENCH_SCALE ?? "default";
+  if (scaleName !== "default" && scaleName !== "small") {
+    throw new Error(`unknown BENCH_SCALE \`${scaleName}\`; use default or small`);
+  }
+  if (data === "recursive") {
+    const scale = RECURSIVE_SCALES[scaleName];
+    return {
+      policyFile: RECURSIVE_POLICY_FILE,
+      description: `recursive folders, scale ${scaleName}: ${JSON.stringify(scale)}`,
+      facts: () => recursiveFacts(scale),
+      requests: (count) => recursiveRequests(scale, count),
+    };
+  }
+  if (data !== "nested") throw new Error(`unknown BENCH_DATA \`${data}\`; use nested or recursive`);
+  const scale = SCALES[scaleName];
+  return {
+    policyFile: POLICY_FILE,
+    description: `nested relations, scale ${scaleName}: ${JSON.stringify(scale)}`,
+    facts: () => generateFacts(scale),
+    requests: (count) => requestMix(scale, count),
   };
 }

@@ -9,86 +9,59 @@
  *   npx tsx bench/http/load.ts                 # full run (~30 s of load), ~12.6k facts
  *   npx tsx bench/http/load.ts --small         # ~1k facts
  *   npx tsx bench/http/load.ts --quick         # a few seconds of load, for a smoke check
+ *   npx tsx bench/http/load.ts --recursive     # folder trees (bench/http/recursive.ts), ~80k facts
+ *   npx tsx bench/http/load.ts --bodies=20000  # distinct bodies per endpoint (default 500)
  *   npx tsx bench/http/load.ts --postgres      # the store on DATABASE_URL (default
  *                                              # postgres://postgres@127.0.0.1:5432/test),
  *                                              # schema bench_http, dropped and recreated
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import pg from "pg";
 import { type DriveSummary, drive } from "./drive.js";
-import { type BenchRequest, factCount, requestMix, SCALES } from "./fixture.js";
+import { type BenchRequest, datasetFromEnv } from "./fixture.js";
 import { openLoop } from "./open-loop.js";
+import { serverStore, startServer } from "./server-process.js";
 
 const quick = process.argv.includes("--quick");
 const scaleName = process.argv.includes("--small") ? "small" : "default";
-const scale = SCALES[scaleName];
+const dataName = process.argv.includes("--recursive") ? "recursive" : "nested";
+process.env.BENCH_SCALE = scaleName;
+process.env.BENCH_DATA = dataName;
+const dataset = datasetFromEnv();
+/** Distinct bodies per endpoint; requests cycle over them. */
+const BODIES = Number(
+  /^--bodies=(\d+)$/.exec(process.argv.find((a) => a.startsWith("--bodies=")) ?? "")?.[1] ?? 500,
+);
 const connections = 50;
 const onPostgres = process.argv.includes("--postgres");
-const SCHEMA = "bench_http";
-/** The issue's authorize target: this rate with p99 ≤ 25 ms. */
-const AUTHORIZE_RATE = 2000;
+/** Open-loop authorize rates (issue 6: 2,000/s with p99 ≤ 25 ms; issue 15: 1,000/s, p99 ≤ 10 ms). */
+const AUTHORIZE_RATES = [1000, 2000];
 
-/** A fresh schema on the server and a URL whose sessions use it. */
-async function serverStore(): Promise<string> {
-  const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  await admin.query(`CREATE SCHEMA ${SCHEMA}`);
-  await admin.end();
-  const parsed = new URL(url);
-  parsed.searchParams.set("options", `-c search_path=${SCHEMA}`);
-  return parsed.toString();
-}
 const phases = quick
   ? { warmup: 1, authorize: 2, authorizeQuery: 2, mixed: 3 }
   : { warmup: 3, authorize: 6, authorizeQuery: 6, mixed: 14 };
-
-interface Server {
-  readonly child: ChildProcess;
-  readonly url: string;
-}
-
-function startServer(apiKey: string, databaseUrl: string | null): Promise<Server> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/http/serve.ts"], {
-    env: {
-      ...process.env,
-      POLAR_SQL_API_KEYS: apiKey,
-      BENCH_SCALE: scaleName,
-      ...(databaseUrl && { BENCH_DATABASE_URL: databaseUrl }),
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    let output = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)\n/.exec(output);
-      if (match) resolve({ child, url: match[1]! });
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with code ${code}: ${output}`)));
-  });
-}
-
-async function rssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
-  return Math.round((kb / 1024) * 10) / 10;
-}
 
 function row(name: string, s: DriveSummary): string {
   return `| ${name} | ${s.requestsPerSecond} | ${s.p50Ms} | ${s.p99Ms} | ${s.maxMs} | ${s.errors} | ${s.non2xx} |`;
 }
 
+/** Runs `work` for each item, one after another. */
+async function sequence<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const item of items) results.push(await work(item));
+  return results;
+}
+
 async function main(): Promise<void> {
   const apiKey = randomBytes(16).toString("hex");
   const started = Date.now();
-  const server = await startServer(apiKey, onPostgres ? await serverStore() : null);
+  const server = await startServer({
+    apiKey,
+    data: dataName,
+    scale: scaleName,
+    databaseUrl: onPostgres ? await serverStore("bench_http") : null,
+  });
   console.log(`server ready in ${Math.round((Date.now() - started) / 1000)} s at ${server.url}`);
-  const pid = server.child.pid!;
-  const mix = requestMix(scale, 500);
+  const mix = dataset.requests(BODIES);
   const mixed: BenchRequest[] = mix.authorize.flatMap((r, i) => [
     r,
     mix.list[i]!,
@@ -98,29 +71,32 @@ async function main(): Promise<void> {
   const run = (requests: readonly BenchRequest[], seconds: number) =>
     drive({ url: server.url, apiKey, requests, connections, seconds });
   try {
-    const rssLoaded = await rssMiB(pid);
+    const rssLoaded = await server.rssMiB();
     await run(mixed, phases.warmup);
-    const rssWarm = await rssMiB(pid);
+    const rssWarm = await server.rssMiB();
     const results: [string, DriveSummary][] = [
       ["authorize", await run(mix.authorize, phases.authorize)],
       // Latency at the target rate, open loop: the saturating run above measures queueing as
       // much as service (50 connections at N requests/s wait 50/N s on average, Little's law).
-      [
-        `authorize at ${AUTHORIZE_RATE} requests/s, open loop`,
-        await openLoop({
-          url: server.url,
-          apiKey,
-          requests: mix.authorize,
-          rate: AUTHORIZE_RATE,
-          seconds: phases.authorize,
-          connections,
-        }),
-      ],
+      ...(await sequence(
+        AUTHORIZE_RATES,
+        async (rate): Promise<[string, DriveSummary]> => [
+          `authorize at ${rate} requests/s, open loop`,
+          await openLoop({
+            url: server.url,
+            apiKey,
+            requests: mix.authorize,
+            rate,
+            seconds: phases.authorize,
+            connections,
+          }),
+        ],
+      )),
       ["authorize_query", await run(mix.authorize_query, phases.authorizeQuery)],
       ["mixed (authorize, list, actions, authorize_query)", await run(mixed, phases.mixed)],
     ];
-    const rssEnd = await rssMiB(pid);
-    const facts = `${factCount(scale)} facts (scale \`${scaleName}\`: ${JSON.stringify(scale)})`;
+    const rssEnd = await server.rssMiB();
+    const facts = `${dataset.facts().length} facts (${dataset.description}); ${BODIES} bodies per endpoint`;
     const store = onPostgres ? "PostgreSQL server" : "in-memory PGlite";
     console.log(`\nHTTP load, ${connections} connections, loopback, ${store}; ${facts}`);
     console.log("| run | requests/s | p50 ms | p99 ms | max ms | errors | non-2xx |");
@@ -134,8 +110,7 @@ async function main(): Promise<void> {
     for (const [name, s] of failed) console.log(`${name}: first failure ${s.firstFailure}`);
     if (failed.length > 0) process.exitCode = 1;
   } finally {
-    server.child.kill("SIGTERM");
-    await new Promise((resolve) => server.child.once("exit", resolve));
+    await server.stop();
   }
 }
 

@@ -10,17 +10,26 @@ import { checkPolicy, PolicyError } from "../check/check.js";
 import { type Program, predicateKey } from "../check/program.js";
 import { BudgetExceeded } from "../core/budget.js";
 import { compareCodePoints, type GroundFact, INTEGER_MAX, type Value } from "../core/value.js";
-import { EvaluationError } from "../evaluate/errors.js";
 import { answerByIteration, type FixpointBudget } from "../fixpoint/iterate.js";
-import { PlanError } from "../plan/errors.js";
+import { at, PlanError } from "../plan/errors.js";
 import { goalKey } from "../plan/goal.js";
 import type { Plan } from "../plan/ir.js";
 import { PlanMissing, rememberPlan, withDeferredPlanning } from "../plan/plan.js";
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import { LiteralError } from "../print/postgres-literal.js";
+import type { SourceFile } from "../source/source.js";
+import { StageError } from "../source/stage-error.js";
 import { storeBindings } from "../store/bindings.js";
-import { countFacts, factsAfter, matchingFacts, readShapes } from "../store/facts.js";
+import {
+  countFacts,
+  type FactShape,
+  factsAfter,
+  matchingFacts,
+  matchingFactsOfEach,
+  readShapes,
+} from "../store/facts.js";
 import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
+import { type AnswerCacheLimits, createAnswerCache } from "./answer-cache.js";
 import { type CompatEndpoints, compatEndpoints } from "./compat.js";
 import { checkContextFacts } from "./context-facts.js";
 import { explainStored } from "./explain.js";
@@ -30,7 +39,6 @@ import {
   authorizeQuery,
   evaluateQueryLocal,
   type LocalOptions,
-  LocalQueryError,
   listQuery,
 } from "./local.js";
 import { createWorkerPool } from "./pool.js";
@@ -84,10 +92,17 @@ export interface ServiceOptions extends StoreOptions {
    * that work in place (no deadline). Default: the cores less one, at least 2, at most 4.
    */
   readonly workers?: number;
+  /** Answers kept per data version; false keeps none (see `ServiceSettings`). */
+  readonly answerCache?: AnswerCacheLimits | false;
 }
 
 /** What `serviceOver` needs besides the store. */
 export interface ServiceSettings extends Pick<LocalOptions, "now"> {
+  /**
+   * Answers of central questions kept per data version (src/api/answer-cache.ts); false keeps
+   * none. Default: 20,000 answers, 200,000 rows.
+   */
+  readonly answerCache?: AnswerCacheLimits | false;
   readonly allowUnpagedList?: boolean;
   readonly fixpointBudget?: FixpointBudget;
   readonly limits?: Partial<Limits>;
@@ -109,6 +124,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Polar
     ...(options.fixpointBudget && { fixpointBudget: options.fixpointBudget }),
     ...(options.limits && { limits: options.limits }),
     ...(options.workers !== undefined && { workers: options.workers }),
+    ...(options.answerCache !== undefined && { answerCache: options.answerCache }),
   });
 }
 
@@ -172,21 +188,29 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         missing = error;
       }
       const outcome = await planning(missing);
-      rememberPlan(missing.program, missing.bindings, missing.goal, planOf(outcome));
+      rememberPlan(
+        missing.program,
+        missing.bindings,
+        missing.goal,
+        planOf(outcome, missing.program.sources),
+      );
     }
   }
+  const answers = settings.answerCache === false ? null : createAnswerCache(settings.answerCache);
   let shapesAt = -1;
   let bindings = storeBindings([]);
+  let bindingsShapes = "[]";
   let central: CentralFacts = NO_CENTRAL_FACTS;
   let secret: Buffer | null = null;
   /** Stored facts loaded for local questions, by lookup; valid for one data version. */
-  let loaded = { version: -1, lookups: new Map<string, GroundFact[]>(), rows: 0 };
+  let loaded: LoadedFacts = { version: -1, lookups: new Map(), rows: 0, stored: null };
 
   /** The fact table as data bindings, refreshed when the data version changes. */
   async function storeQuestionContext(): Promise<{
     program: Program;
     bindings: DataBindings;
     central: CentralFacts;
+    version: number;
   }> {
     const program = (await store.program()) ?? EMPTY_PROGRAM;
     const version = await store.dataVersion();
@@ -198,7 +222,12 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         if (shape.types.length === 0)
           facts.push(...(await matchingFacts(store.db, shape.predicate, 0)));
       }
-      bindings = storeBindings(shapes);
+      // Plans are kept per bindings object: a write that adds no shape keeps them all.
+      const shapesKey = JSON.stringify(shapes.map((shape) => [shape.predicate, shape.types]));
+      if (shapesKey !== bindingsShapes) {
+        bindings = storeBindings(shapes);
+        bindingsShapes = shapesKey;
+      }
       // Without zero-argument facts there are no central facts: printing then skips every
       // fact lookup.
       central =
@@ -210,7 +239,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
             };
       shapesAt = version;
     }
-    return { program, bindings, central };
+    return { program, bindings, central, version };
   }
 
   /**
@@ -220,7 +249,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
   async function run<Row>(
     question: (program: Program, bindings: DataBindings) => LocalQuestion,
   ): Promise<Row[]> {
-    const { program, bindings, central } = await storeQuestionContext();
+    const { program, bindings, central, version } = await storeQuestionContext();
     let statement: { sql: string; parameters: readonly string[]; literal: boolean };
     try {
       statement = await offLoop(() => {
@@ -262,7 +291,11 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       return rows;
     }
     if (statement.literal) return store.db.query<Row>(statement.sql);
-    return store.db.prepared<Row>(statement.sql, [...statement.parameters]);
+    const { sql, parameters } = statement;
+    const kept = answers?.get<Row>(version, sql, parameters);
+    if (kept) return kept;
+    const rows = await store.db.prepared<Row>(sql, [...parameters]);
+    return answers ? answers.put(version, sql, parameters, rows) : rows;
   }
 
   async function allowed(query: AuthorizeBody): Promise<boolean> {
@@ -542,6 +575,8 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     listQuery: (body) => localReply(body, listQuery as LocalCompile),
     evaluateQueryLocal: (body) => localReply(body, evaluateQueryLocal as LocalCompile),
 
+    catchUp: (version) => store.catchUp(version),
+
     async close() {
       await pool?.close();
       await store.close();
@@ -567,9 +602,11 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     const program = (await store.program()) ?? EMPTY_PROGRAM;
     const version = await store.dataVersion();
     if (loaded.version !== version || loaded.rows > MAX_LOADED_ROWS) {
-      loaded = { version, lookups: new Map(), rows: 0 };
+      loaded = { version, lookups: new Map(), rows: 0, stored: null };
     }
-    const { lookups } = loaded;
+    const current = loaded;
+    current.stored ??= storedShapes(await readShapes(store.db));
+    const { lookups, stored } = current;
     for (let round = 0; ; round++) {
       const wanted = new Map<string, Lookup>();
       const central: CentralFacts = {
@@ -578,6 +615,8 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
           const lookup = round < 8 ? { predicate, arity, pattern, types } : { predicate, arity };
           // No stored fact holds a NUL (PostgreSQL text cannot): nothing to look up.
           if (pattern.some((value) => value?.id.includes("\u0000"))) return [];
+          // Nor is there anything to read where no stored fact has the shape (rules' heads).
+          if (!stored(predicate, arity, pattern, types)) return [];
           const key = JSON.stringify(lookup);
           const known = lookups.get(key);
           if (known) return known;
@@ -588,11 +627,12 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       };
       const reply = await guard(() => offLoop(() => compile(program, body, { ...clock, central })));
       if (wanted.size === 0) return { body: reply };
-      for (const [key, { predicate, arity, pattern, types }] of wanted) {
-        const facts = await matchingFacts(store.db, predicate, arity, pattern, types);
-        lookups.set(key, facts);
-        loaded.rows += facts.length;
-      }
+      // Every lookup of the round in one round trip.
+      const found = await matchingFactsOfEach(store.db, [...wanted.values()]);
+      [...wanted.keys()].forEach((key, index) => {
+        lookups.set(key, found[index]!);
+        current.rows += found[index]!.length;
+      });
     }
   }
 
@@ -646,6 +686,44 @@ const MAX_BOUND_IDS = 30_000;
 /** Stored facts held for local questions before the cache starts over. */
 const MAX_LOADED_ROWS = 500_000;
 
+/** Stored facts loaded for local questions, by lookup, for one data version. */
+interface LoadedFacts {
+  readonly version: number;
+  readonly lookups: Map<string, GroundFact[]>;
+  rows: number;
+  /** Whether any stored fact can match a lookup (by predicate, arity and fixed types). */
+  stored: StoredShapes | null;
+}
+
+type StoredShapes = (
+  predicate: string,
+  arity: number,
+  pattern: readonly (Value | null)[],
+  types: readonly (string | null)[],
+) => boolean;
+
+/**
+ * A test of a lookup against the shapes of the stored facts (a superset: shapes outlive their
+ * facts), so that questions over rules' heads and unstored predicates ask the store nothing.
+ */
+function storedShapes(shapes: readonly FactShape[]): StoredShapes {
+  const byPredicate = new Map<string, (readonly string[])[]>();
+  for (const shape of shapes) {
+    const list = byPredicate.get(shape.predicate) ?? [];
+    list.push(shape.types);
+    byPredicate.set(shape.predicate, list);
+  }
+  return (predicate, arity, pattern, types) =>
+    (byPredicate.get(predicate) ?? []).some(
+      (shape) =>
+        shape.length === arity &&
+        shape.every((type, i) => {
+          const fixed = pattern[i]?.type ?? types[i];
+          return fixed === undefined || fixed === null || fixed === type;
+        }),
+    );
+}
+
 /** A list page token: query hash, last id returned, page size. Signed, so it cannot be forged. */
 interface PageToken {
   readonly q: string;
@@ -695,6 +773,7 @@ const BODILESS = new Set([
   "clearData",
   "exportFacts",
   "stats",
+  "catchUp",
   "close",
 ]);
 
@@ -713,12 +792,12 @@ function countStrings(value: unknown, stop: number): number {
 }
 
 /** A plan made by the pool, or the planner's refusal to remember; other refusals are thrown. */
-function planOf(outcome: Outcome): Plan | PlanError {
+function planOf(outcome: Outcome, sources: readonly SourceFile[]): Plan | PlanError {
   switch (outcome.kind) {
     case "plan":
       return outcome.plan;
     case "plan-error":
-      return new PlanError(outcome.code, outcome.message);
+      return new PlanError(outcome.problem, at(outcome.span, sources));
     case "policy":
     case "refused":
       throw refusalOf(outcome);
@@ -735,17 +814,19 @@ function refusalOf(outcome: Outcome): ApiError {
   return new ApiError(500, `unexpected outcome \`${outcome.kind}\` of a task`);
 }
 
-/** Refusals of the compiler and the store become 400s; anything else stays a 500. */
+/**
+ * Refusals of the compiler and the store become 400s: every stage's coded refusal (a
+ * `StageError`: the question, planning, lowering, evaluation, iteration), invalid bindings,
+ * policies and literals. Budgets are 422s; anything else stays a 500.
+ */
 async function guard<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (cause) {
     if (
-      cause instanceof LocalQueryError ||
-      cause instanceof PlanError ||
+      cause instanceof StageError ||
       cause instanceof DataBindingsError ||
       cause instanceof LiteralError ||
-      cause instanceof EvaluationError ||
       cause instanceof StoreError ||
       cause instanceof PolicyError
     ) {

@@ -19,7 +19,6 @@ import { condition, subquery, withParameters } from "../print/compose.js";
 import type { Dialect } from "../print/dialect.js";
 import { DEFAULT_DIALECT, type DialectName, dialectList, dialectNamed } from "../print/registry.js";
 import { lowerPlan } from "../print/statement.js";
-import { tick } from "../source/diagnostic.js";
 import {
   actionsQuestion,
   authorizeQuestion,
@@ -74,9 +73,12 @@ function parseBody<T>(schema: SafeParser<T>, body: unknown): T {
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const path = issue.path.map(String).join(".");
-  throw new LocalQueryError(
-    `invalid request: ${path ? `${tick(path)}: ` : ""}${issue.message.toLowerCase()}`,
-  );
+  throw new LocalQueryError({
+    code: "P601",
+    kind: "invalid-request",
+    path,
+    reason: issue.message.toLowerCase(),
+  });
 }
 
 const MAX_CACHED_BINDINGS = 64;
@@ -124,7 +126,12 @@ function dialectFor(
   const name = options.dialect ?? request.dialect ?? DEFAULT_DIALECT;
   const dialect = dialectNamed(name);
   if (!dialect) {
-    throw new LocalQueryError(`unknown dialect ${tick(String(name))}; use one of ${dialectList()}`);
+    throw new LocalQueryError({
+      code: "P601",
+      kind: "unknown-dialect",
+      name: String(name),
+      allowed: dialectList(),
+    });
   }
   return dialect;
 }
@@ -150,6 +157,7 @@ function tree(
 ) {
   const plan = cachedPlan(program, bindings, question.goal);
   const { node, runtime } = lowerPlan(plan, bindings, question.params, question.shape, {
+    sources: program.sources,
     dialect,
     contextFacts: question.contextFacts,
     ...(options.central && { central: options.central }),

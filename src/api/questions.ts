@@ -19,7 +19,6 @@ import { cachedPlan } from "../plan/plan.js";
 import type { CentralFacts } from "../plan/resolve/central-facts.js";
 import type { Dialect } from "../print/dialect.js";
 import { printPlan, type Statement } from "../print/statement.js";
-import { tick } from "../source/diagnostic.js";
 import { checkContextFacts, LocalQueryError } from "./context-facts.js";
 
 export { LocalQueryError };
@@ -58,6 +57,7 @@ export function localStatement(
   const plan = cachedPlan(program, bindings, question.goal);
   return printPlan(plan, bindings, question.params, question.shape, {
     ...options,
+    sources: program.sources,
     contextFacts: question.contextFacts,
   });
 }
@@ -186,7 +186,7 @@ export function evaluateQuestion(
     knownPredicate(program, bindings, call);
     for (const arg of call.args) {
       if (!Object.hasOwn(query.constraints, arg)) {
-        throw new LocalQueryError(`variable ${tick(arg)} has no constraint`);
+        throw new LocalQueryError({ code: "P601", kind: "unconstrained-variable", variable: arg });
       }
     }
   }
@@ -195,7 +195,7 @@ export function evaluateQuestion(
   let answerable = true;
   for (const [name, { type, ids }] of Object.entries(query.constraints)) {
     if (isAbstractType(type)) {
-      throw new LocalQueryError(`query variables need a concrete type, not ${tick(type)}`);
+      throw new LocalQueryError({ code: "P601", kind: "abstract-type", type });
     }
     if (ids === null) {
       variables.set(name, { kind: "free", type });
@@ -233,7 +233,11 @@ export function evaluateQuestion(
   }
   for (const output of outputs) {
     if (!variables.has(output)) {
-      throw new LocalQueryError(`variable ${tick(output)} has no constraint`);
+      throw new LocalQueryError({
+        code: "P601",
+        kind: "unconstrained-variable",
+        variable: output,
+      });
     }
   }
   return {
@@ -250,7 +254,15 @@ function knownPredicate(program: Program, bindings: DataBindings, call: GoalCall
   const bound = bindings.bindings.some(
     (b) => b.predicate === call.name && b.slots.length === call.args.length,
   );
-  if (!bound) throw new LocalQueryError(`unknown predicate ${tick(key)}`);
+  if (!bound) {
+    throw new LocalQueryError({
+      code: "P601",
+      kind: "unknown-predicate",
+      name: call.name,
+      arity: call.args.length,
+      arities: [],
+    });
+  }
 }
 
 /** A primitive id as a value, or null when no value of the type has this id. */

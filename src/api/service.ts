@@ -62,5 +62,11 @@ export interface PolarService {
   queryFacts(body: unknown): Promise<Reply>;
   /** `GET /stats`: counts of stored facts. */
   stats(): Promise<Reply>;
+  /**
+   * Before answering a request that carries `OsoOffset: <version>` (the data version a write
+   * answered with; the official clients send back the last one they saw): makes sure this
+   * instance sees that write. Read-your-writes across instances (docs/scaling.md).
+   */
+  catchUp?(version: number): Promise<void>;
   close(): Promise<void>;
 }

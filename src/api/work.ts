@@ -11,7 +11,8 @@ import { PlanError } from "../plan/errors.js";
 import type { Goal } from "../plan/goal.js";
 import type { Plan } from "../plan/ir.js";
 import { cachedPlan } from "../plan/plan.js";
-import type { SourceFile } from "../source/source.js";
+import type { Problem } from "../source/problems.js";
+import type { SourceFile, Span } from "../source/source.js";
 import { budgetError, type Limits, workBudget } from "./limits.js";
 import { judgePolicy } from "./policy-verdict.js";
 import { ApiError } from "./service.js";
@@ -36,7 +37,8 @@ export type Task =
 export type Outcome =
   | { readonly kind: "policy"; readonly warnings: string }
   | { readonly kind: "plan"; readonly plan: Plan }
-  | { readonly kind: "plan-error"; readonly code: PlanError["code"]; readonly message: string }
+  /** The planner's refusal as data (the main thread rebuilds the `PlanError` over its program). */
+  | { readonly kind: "plan-error"; readonly problem: Problem; readonly span: Span | null }
   | {
       readonly kind: "refused";
       readonly status: ApiError["status"];
@@ -87,7 +89,7 @@ export function performTask(task: Task, checked: () => void = () => {}): Outcome
     }
   } catch (error) {
     if (error instanceof PlanError) {
-      return { kind: "plan-error", code: error.code, message: error.message };
+      return { kind: "plan-error", problem: error.problem, span: error.diagnostic.span ?? null };
     }
     const refusal = error instanceof BudgetExceeded ? budgetError(error) : error;
     if (refusal instanceof ApiError) {

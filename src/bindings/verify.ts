@@ -167,7 +167,7 @@ function checkColumnType(
     context.diagnostics.push(
       warning(
         "W008",
-        `${what}, but \`sql_types\` gives no type for ${tick(slotType)}, so ids that are not integers or uuids are compared with the column's text, where its index cannot serve (docs/local-authorization.md, "Ids without sql_types")`,
+        `${what}, but \`sql_types\` gives no type for ${tick(slotType)}, so ${untypedConsequence(session.dialect, family, baseType(columnType))} (docs/local-authorization.md, "Ids without sql_types")`,
         span,
         `add \`${slotType}: ${baseType(columnType)}\` to \`sql_types\``,
       ),
@@ -185,6 +185,34 @@ function checkColumnType(
       span,
     ),
   );
+}
+
+/**
+ * What happens to ids of a type without `sql_types` against a column of this family: in
+ * PostgreSQL, ids written untyped that the column's type cannot read raise an error
+ * (docs/local-authorization.md, "Ids without sql_types", the pairs that still need `sql_types`).
+ */
+function untypedConsequence(dialect: string, family: ColumnFamily, base: string): string {
+  const asText = "are compared with the column's text, where its index cannot serve";
+  if (dialect !== "postgres") return `ids that are not integers or uuids ${asText}`;
+  switch (family) {
+    case "integer":
+      return base === "smallint" || base === "int2"
+        ? `ids that look like uuids or are 32-bit integers outside -32768..32767 make PostgreSQL raise an error (\`invalid input syntax for type smallint\`, \`value "40000" is out of range for type smallint\`), and other ids that are not 32-bit integers ${asText}`
+        : `ids that look like uuids make PostgreSQL raise an error (\`invalid input syntax for type ${base}\`), and other ids that are not 32-bit integers ${asText}`;
+    case "uuid":
+      return `ids that look like integers make PostgreSQL raise an error (\`invalid input syntax for type uuid\`), and other ids that are not lowercase uuids ${asText}`;
+    case "decimal":
+      return `ids that look like uuids make PostgreSQL raise an error (\`invalid input syntax for type ${base}\`), and other ids that are not 32-bit integers ${asText}`;
+    case "text":
+    case "boolean":
+    case "other":
+      return `ids that are not integers or uuids ${asText}`;
+    default: {
+      const _never: never = family;
+      return _never;
+    }
+  }
 }
 
 async function checkKeys(context: Context): Promise<void> {

@@ -89,7 +89,7 @@ export async function runExplainCommand(args: readonly string[], io: CliIo): Pro
     }
     // A question the evaluator refuses (an `Integer` id that is not an integer, …).
     if (error instanceof EvaluationError) {
-      io.stderr(`error: ${error.message}\n`);
+      io.stderr(`${error.format({ color: useColor(io) })}\n`);
       return EXIT_USAGE;
     }
     throw error;

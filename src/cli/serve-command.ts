@@ -31,6 +31,8 @@ options:
   --log-level <level>     info (default), debug, warn, error or silent
   --allow-unpaged-list    answer /list without page_size with every result at once,
                           as the 1.x clients expect (refused by default)
+  --no-answer-cache       keep no answers of central questions (by default answers are
+                          kept until the next write: docs/operations.md#answer-cache)
   --workers <n>           worker threads for checking policies and planning (default:
                           cores less one, 2 to 4; 0 does that work on the event loop)
   --max-body-bytes <n>, --max-ids <n>, --max-calls <n>, --max-policy-bytes <n>,
@@ -78,6 +80,7 @@ export const SERVE_SPEC = {
     "api-key-file": { type: "string" },
     "log-level": { type: "string", default: "info" },
     "allow-unpaged-list": { type: "boolean" },
+    "no-answer-cache": { type: "boolean" },
     workers: { type: "string" },
     "max-body-bytes": { type: "string" },
     "max-ids": { type: "string" },
@@ -139,6 +142,7 @@ export async function runServeCommand(
       ...(settings.databaseUrl !== undefined && { databaseUrl: settings.databaseUrl }),
       ...(settings.dataDir !== undefined && { dataDir: settings.dataDir }),
       ...(settings.allowUnpagedList && { allowUnpagedList: true }),
+      ...(settings.noAnswerCache && { answerCache: false }),
       limits: settings.limits,
       ...(settings.workers !== undefined && { workers: settings.workers }),
     });
@@ -234,6 +238,7 @@ interface Settings {
   readonly apiKeyFile?: string;
   readonly logLevel: LogLevel;
   readonly allowUnpagedList: boolean;
+  readonly noAnswerCache: boolean;
   readonly limits: Partial<Limits>;
   readonly workers?: number;
 }
@@ -303,6 +308,7 @@ function parseServeArgs(args: readonly string[]): Parsed {
       host: values.host ?? "127.0.0.1",
       logLevel,
       allowUnpagedList: values["allow-unpaged-list"] === true,
+      noAnswerCache: values["no-answer-cache"] === true,
       limits,
       ...(values.workers !== undefined && { workers: Number(values.workers) }),
       ...(values.data !== undefined && { dataDir: values.data }),

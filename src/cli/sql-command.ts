@@ -20,6 +20,7 @@ import type { GroundFact } from "../core/value.js";
 import { DEFAULT_DIALECT, type DialectName, dialectList, dialectNamed } from "../print/registry.js";
 import { formatDiagnostic } from "../source/format.js";
 import type { SourceFile } from "../source/source.js";
+import { StageError } from "../source/stage-error.js";
 import { didYouMean } from "../source/suggest.js";
 import {
   type CommandSpec,
@@ -101,7 +102,12 @@ export async function runSqlCommand(args: readonly string[], io: CliIo): Promise
       io.stderr(`error: ${error.message}\n`);
       return error.exitCode;
     }
-    // The compiler's own refusals (bad bindings, uninferable types) are the user's to fix.
+    // The compiler's own refusals (bad bindings, uninferable types) are the user's to fix; a
+    // stage's refusal shows its rule as the checker shows its errors.
+    if (error instanceof StageError) {
+      io.stderr(`${error.format({ color: io.isTTY })}\n`);
+      return EXIT_FAILED;
+    }
     io.stderr(`error: ${(error as Error).message}\n`);
     return EXIT_FAILED;
   }

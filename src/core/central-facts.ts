@@ -21,7 +21,11 @@ export interface CentralFacts {
     pattern?: readonly (Value | null)[],
     types?: readonly (string | null)[],
   ): Iterable<GroundFact>;
-  /** False after some lookup was answered empty for want of loading (default: true). */
+  /**
+   * False after some lookup was answered empty for want of loading (default: true). The
+   * caller then loads those lookups and asks again: printing stops once the question's
+   * lookups are known and answers an empty statement, which must not be used.
+   */
   complete?(): boolean;
 }
 

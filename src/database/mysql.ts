@@ -7,7 +7,17 @@
  * count where none says so. Every operation runs in its own `START TRANSACTION READ ONLY …
  * ROLLBACK` with a statement timeout, over one connection.
  */
+import type { CompiledQuery } from "kysely";
 import type mysql from "mysql2/promise";
+import {
+  duplicateCount,
+  mysqlColumns,
+  mysqlColumnTypes,
+  mysqlForeignKeys,
+  mysqlSessionSetting,
+  mysqlTables,
+  mysqlUniqueIndexes,
+} from "./catalog-queries.js";
 import type {
   Catalog,
   CatalogForeignKey,
@@ -16,7 +26,6 @@ import type {
   DatabaseSession,
   Described,
   DescribedColumn,
-  TableName,
 } from "./types.js";
 
 /**
@@ -232,12 +241,11 @@ interface TableRow {
   readonly kind: string;
 }
 
-const TABLES = `SELECT TABLE_SCHEMA AS \`schema\`, TABLE_NAME AS name, TABLE_TYPE AS kind
-                  FROM information_schema.TABLES
-                 WHERE TABLE_SCHEMA = ?`;
-
 /** A session over one MySQL or MariaDB connection (a pool does not do). */
 export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}): DatabaseSession {
+  /** Runs a statement of src/database/catalog-queries.ts. */
+  const runQuery = (statement: CompiledQuery) => run(statement.sql, statement.parameters);
+
   async function readOnly<T>(work: () => Promise<T>): Promise<T> {
     await run("START TRANSACTION READ ONLY", []);
     try {
@@ -258,31 +266,10 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
   async function tablesOf(schema: string, rows: readonly TableRow[]): Promise<CatalogTable[]> {
     if (rows.length === 0) return [];
     const names = rows.map((row) => row.name);
-    const marks = names.map(() => "?").join(", ");
-    const columns = await run(
-      `SELECT TABLE_NAME AS tbl, COLUMN_NAME AS name, COLUMN_TYPE AS type, IS_NULLABLE AS nullable
-         FROM information_schema.COLUMNS
-        WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${marks})
-        ORDER BY TABLE_NAME, ORDINAL_POSITION`,
-      [schema, ...names],
-    );
+    const columns = await runQuery(mysqlColumns(schema, names));
     // Unique indexes, primary keys included; an index on an expression has a NULL column.
-    const indexes = await run(
-      `SELECT TABLE_NAME AS tbl, INDEX_NAME AS idx, COLUMN_NAME AS name
-         FROM information_schema.STATISTICS
-        WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${marks}) AND NON_UNIQUE = 0
-        ORDER BY TABLE_NAME, INDEX_NAME = 'PRIMARY' DESC, INDEX_NAME, SEQ_IN_INDEX`,
-      [schema, ...names],
-    );
-    const references = await run(
-      `SELECT TABLE_NAME AS tbl, CONSTRAINT_NAME AS con, COLUMN_NAME AS name,
-              REFERENCED_TABLE_SCHEMA AS ref_schema, REFERENCED_TABLE_NAME AS ref_name,
-              REFERENCED_COLUMN_NAME AS ref_column
-         FROM information_schema.KEY_COLUMN_USAGE
-        WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${marks}) AND REFERENCED_TABLE_NAME IS NOT NULL
-        ORDER BY TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION`,
-      [schema, ...names],
-    );
+    const indexes = await runQuery(mysqlUniqueIndexes(schema, names));
+    const references = await runQuery(mysqlForeignKeys(schema, names));
     return rows.map((row) => {
       const mine = (list: readonly Record<string, unknown>[]) =>
         list.filter((r) => r.tbl === row.name);
@@ -329,13 +316,10 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
   async function declaredTypes(fields: readonly MysqlField[]): Promise<Map<string, string>> {
     const direct = fields.filter((f) => f.db && f.orgTable && f.orgName);
     if (direct.length === 0) return new Map();
-    const conditions = direct.map(
-      () => "(TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = ?)",
-    );
-    const found = await run(
-      `SELECT TABLE_SCHEMA AS s, TABLE_NAME AS t, COLUMN_NAME AS c, COLUMN_TYPE AS type
-         FROM information_schema.COLUMNS WHERE ${conditions.join(" OR ")}`,
-      direct.flatMap((f) => [f.db, f.orgTable, f.orgName]),
+    const found = await runQuery(
+      mysqlColumnTypes(
+        direct.map((f) => ({ schema: f.db!, table: f.orgTable!, column: f.orgName! })),
+      ),
     );
     return new Map(found.rows.map((r) => [JSON.stringify([r.s, r.t, r.c]), r.type as string]));
   }
@@ -377,7 +361,7 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
     catalog(schema) {
       return readOnly(async (): Promise<Catalog> => {
         const name = schema ?? (await currentSchema());
-        const rows = (await run(TABLES, [name])).rows as unknown as TableRow[];
+        const rows = (await runQuery(mysqlTables(name))).rows as unknown as TableRow[];
         // By code point, as on the other engines (ORDER BY would follow the collation).
         const sorted = [...rows].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
         return { dialect: "mysql", schema: name, tables: await tablesOf(name, sorted) };
@@ -392,7 +376,7 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
         // The bindings reader folds unquoted names to lower case; where the server compares
         // table names exactly (lower_case_table_names=0), take the one table of that name in
         // any case.
-        const rows = (await run(TABLES, [schema])).rows as unknown as TableRow[];
+        const rows = (await runQuery(mysqlTables(schema))).rows as unknown as TableRow[];
         const exact = rows.filter((row) => row.name === wanted);
         const folded = rows.filter((row) => row.name.toLowerCase() === wanted.toLowerCase());
         const matches = exact.length > 0 ? exact : folded;
@@ -404,11 +388,7 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
 
     duplicateKeys(table, columns) {
       return readOnly(async () => {
-        const list = columns.map(mysqlIdentifier).join(", ");
-        const result = await run(
-          `SELECT count(*) AS n FROM (SELECT 1 FROM ${qualified(table)} GROUP BY ${list} HAVING count(*) > 1) AS d`,
-          [],
-        );
+        const result = await runQuery(duplicateCount("mysql", table, columns));
         return Number(result.rows[0]?.n ?? 0);
       });
     },
@@ -417,11 +397,6 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
     identifier: mysqlIdentifier,
     close: options.close ?? (async () => {}),
   };
-}
-
-function qualified(table: TableName): string {
-  const name = mysqlIdentifier(table.name);
-  return table.schema === null ? name : `${mysqlIdentifier(table.schema)}.${name}`;
 }
 
 /**
@@ -449,10 +424,12 @@ export async function openMysql(
   // An idle connection that breaks must not crash the process.
   connection.on("error", () => {});
   const timeout = Math.max(1, Math.floor(options.statementTimeout ?? 30_000));
+  const set = async (statement: CompiledQuery) =>
+    connection.query(statement.sql, [...statement.parameters]);
   try {
-    await connection.query(`SET SESSION max_statement_time = ${timeout / 1000}`);
+    await set(mysqlSessionSetting("max_statement_time", timeout / 1000));
   } catch {
-    await connection.query(`SET SESSION max_execution_time = ${timeout}`);
+    await set(mysqlSessionSetting("max_execution_time", timeout));
   }
   await connection.query("SET SESSION innodb_lock_wait_timeout = 5");
   return mysqlSession(

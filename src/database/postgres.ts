@@ -5,15 +5,18 @@
  * HAVING count(*) > 1` count where none says so. Every operation runs in its own
  * `BEGIN READ ONLY … ROLLBACK` with a statement timeout, over one connection.
  */
+import type { CompiledQuery } from "kysely";
 import pg from "pg";
-import type {
-  Catalog,
-  CatalogTable,
-  ColumnFamily,
-  DatabaseSession,
-  Described,
-  TableName,
-} from "./types.js";
+import {
+  duplicateCount,
+  postgresColumns,
+  postgresConstraints,
+  postgresLocalSetting,
+  postgresTables,
+  postgresTypeNames,
+  postgresUniqueIndexes,
+} from "./catalog-queries.js";
+import type { Catalog, CatalogTable, ColumnFamily, DatabaseSession, Described } from "./types.js";
 
 /** Runs one statement with parameters over one connection (extended protocol). */
 export type PgRunner = (
@@ -114,11 +117,14 @@ export function postgresSession(
 ): DatabaseSession {
   const timeout = Math.max(1, Math.floor(options.statementTimeout ?? 30_000));
 
+  /** Runs a statement of src/database/catalog-queries.ts. */
+  const runQuery = (statement: CompiledQuery) => run(statement.sql, statement.parameters);
+
   async function readOnly<T>(work: () => Promise<T>): Promise<T> {
     await run("BEGIN READ ONLY", []);
     try {
-      await run(`SET LOCAL statement_timeout = ${timeout}`, []);
-      await run("SET LOCAL lock_timeout = 5000", []);
+      await runQuery(postgresLocalSetting("statement_timeout", String(timeout)));
+      await runQuery(postgresLocalSetting("lock_timeout", "5000"));
       return await work();
     } finally {
       await run("ROLLBACK", []);
@@ -128,45 +134,9 @@ export function postgresSession(
   async function tablesOf(rows: readonly TableRow[]): Promise<CatalogTable[]> {
     if (rows.length === 0) return [];
     const oids = rows.map((row) => row.oid);
-    const columns = await run(
-      `SELECT a.attrelid::int AS rel, a.attname::text AS name,
-              format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS notnull
-         FROM pg_attribute a
-        WHERE a.attrelid = ANY($1::int[]::oid[]) AND a.attnum > 0 AND NOT a.attisdropped
-        ORDER BY a.attrelid, a.attnum`,
-      [oids],
-    );
-    const keyColumns = (array: string, relation: string) =>
-      `ARRAY(SELECT a.attname::text FROM unnest(${array}) WITH ORDINALITY AS k(num, ord)
-               JOIN pg_attribute a ON a.attrelid = ${relation} AND a.attnum = k.num
-              ORDER BY k.ord)`;
-    const constraints = await run(
-      `SELECT c.conrelid::int AS rel, c.contype::text AS kind,
-              ${keyColumns("c.conkey", "c.conrelid")} AS columns,
-              fn.nspname::text AS ref_schema, fc.relname::text AS ref_name,
-              ${keyColumns("c.confkey", "c.confrelid")} AS ref_columns
-         FROM pg_constraint c
-         LEFT JOIN pg_class fc ON fc.oid = c.confrelid
-         LEFT JOIN pg_namespace fn ON fn.oid = fc.relnamespace
-        WHERE c.conrelid = ANY($1::int[]::oid[]) AND c.contype IN ('p', 'u', 'f')
-        ORDER BY c.conname`,
-      [oids],
-    );
-    const indexes = await run(
-      `SELECT i.indrelid::int AS rel,
-              ARRAY(SELECT a.attname::text
-                      FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(num, ord)
-                      JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.num
-                     WHERE k.ord <= i.indnkeyatts
-                     ORDER BY k.ord) AS columns
-         FROM pg_index i
-         JOIN pg_class ic ON ic.oid = i.indexrelid
-        WHERE i.indrelid = ANY($1::int[]::oid[]) AND i.indisunique AND NOT i.indisprimary
-          AND i.indpred IS NULL AND i.indexprs IS NULL
-          AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
-        ORDER BY ic.relname`,
-      [oids],
-    );
+    const columns = await runQuery(postgresColumns(oids));
+    const constraints = await runQuery(postgresConstraints(oids));
+    const indexes = await runQuery(postgresUniqueIndexes(oids));
     return rows.map((row) => {
       const mine = <R extends Record<string, unknown>>(list: readonly R[]) =>
         list.filter((r) => r.rel === row.oid);
@@ -197,11 +167,6 @@ export function postgresSession(
     });
   }
 
-  const TABLES = `SELECT c.oid::int AS oid, n.nspname::text AS schema, c.relname::text AS name,
-                         c.relkind::text AS kind
-                    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-                   WHERE c.relkind IN ('r', 'p', 'v', 'm') AND NOT c.relispartition`;
-
   return {
     dialect: "postgres",
 
@@ -211,10 +176,7 @@ export function postgresSession(
         try {
           const result = await run(`${DESCRIBE_PREFIX}${query}\n) AS polar_describe LIMIT 0`, []);
           const oids = [...new Set(result.fields.map((field) => field.dataTypeID))];
-          const types = await run(
-            "SELECT oid::int AS oid, format_type(oid, NULL) AS type FROM pg_type WHERE oid = ANY($1::int[]::oid[])",
-            [oids],
-          );
+          const types = await runQuery(postgresTypeNames(oids));
           const typeOf = new Map(types.rows.map((row) => [row.oid as number, row.type as string]));
           return {
             kind: "columns",
@@ -241,7 +203,7 @@ export function postgresSession(
       return readOnly(async (): Promise<Catalog> => {
         const name =
           schema ?? ((await run("SELECT current_schema() AS s", [])).rows[0]?.s as string);
-        const rows = await run(`${TABLES} AND n.nspname = $1 ORDER BY c.relname`, [name]);
+        const rows = await runQuery(postgresTables({ schema: name }));
         return {
           dialect: "postgres",
           schema: name,
@@ -253,7 +215,7 @@ export function postgresSession(
     table(name) {
       return readOnly(async () => {
         const text = name.map(postgresIdentifier).join(".");
-        const rows = await run(`${TABLES} AND c.oid = to_regclass($1)`, [text]);
+        const rows = await runQuery(postgresTables({ qualified: text }));
         const [table] = await tablesOf(rows.rows as unknown as TableRow[]);
         return table ?? null;
       });
@@ -261,11 +223,7 @@ export function postgresSession(
 
     duplicateKeys(table, columns) {
       return readOnly(async () => {
-        const list = columns.map(postgresIdentifier).join(", ");
-        const result = await run(
-          `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${qualified(table)} GROUP BY ${list} HAVING count(*) > 1) AS d`,
-          [],
-        );
+        const result = await runQuery(duplicateCount("postgres", table, columns));
         return Number(result.rows[0]?.n ?? 0);
       });
     },
@@ -274,11 +232,6 @@ export function postgresSession(
     identifier: postgresIdentifier,
     close: options.close ?? (async () => {}),
   };
-}
-
-function qualified(table: TableName): string {
-  const name = postgresIdentifier(table.name);
-  return table.schema === null ? name : `${postgresIdentifier(table.schema)}.${name}`;
 }
 
 /** Connects to `url` (`postgres://…`) and returns a session that closes the connection. */

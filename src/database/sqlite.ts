@@ -10,6 +10,8 @@
  * working directory, `sqlite:/var/lib/app/app.db` absolute.
  */
 import type Database from "better-sqlite3";
+import type { CompiledQuery } from "kysely";
+import { duplicateCount, sqliteTables } from "./catalog-queries.js";
 import type {
   Catalog,
   CatalogColumn,
@@ -18,7 +20,6 @@ import type {
   ColumnFamily,
   DatabaseSession,
   Described,
-  TableName,
 } from "./types.js";
 import { SQLITE_UNTYPED } from "./types.js";
 
@@ -136,8 +137,6 @@ export function sqliteSession(
     }
   }
 
-  const master = (schema: string) => `${sqliteIdentifier(schema)}.sqlite_master`;
-
   function tableOf(schema: string, row: MasterRow): CatalogTable {
     const info = db
       .prepare('SELECT name, type, "notnull", pk FROM pragma_table_info(?, ?) ORDER BY cid')
@@ -205,9 +204,8 @@ export function sqliteSession(
     ).map((c) => c.name);
   }
 
-  const TABLES = (schema: string) =>
-    `SELECT name, type, sql FROM ${master(schema)}
-      WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`;
+  /** Runs a statement of src/database/catalog-queries.ts. */
+  const all = (statement: CompiledQuery) => db.prepare(statement.sql).all(...statement.parameters);
 
   return {
     dialect: "sqlite",
@@ -237,7 +235,7 @@ export function sqliteSession(
     catalog(schema) {
       return snapshot((): Catalog => {
         const name = schema ?? "main";
-        const rows = db.prepare(`${TABLES(name)} ORDER BY name`).all() as MasterRow[];
+        const rows = all(sqliteTables(name)) as MasterRow[];
         return { dialect: "sqlite", schema: name, tables: rows.map((row) => tableOf(name, row)) };
       });
     },
@@ -250,22 +248,15 @@ export function sqliteSession(
           .prepare("SELECT 1 FROM pragma_database_list WHERE name = ?")
           .get(schema);
         if (!attached) return null;
-        const row = db
-          .prepare(`${TABLES(schema)} AND name = ? COLLATE NOCASE`)
-          .get(name[name.length - 1]) as MasterRow | undefined;
+        const [row] = all(sqliteTables(schema, name[name.length - 1])) as MasterRow[];
         return row ? tableOf(schema, row) : null;
       });
     },
 
     duplicateKeys(table, columns) {
       return snapshot(() => {
-        const list = columns.map(sqliteIdentifier).join(", ");
-        const row = db
-          .prepare(
-            `SELECT count(*) AS n FROM (SELECT 1 FROM ${qualified(table)} GROUP BY ${list} HAVING count(*) > 1)`,
-          )
-          .get() as { n: number };
-        return row.n;
+        const [row] = all(duplicateCount("sqlite", table, columns)) as { n: number }[];
+        return row?.n ?? 0;
       });
     },
 
@@ -273,11 +264,6 @@ export function sqliteSession(
     identifier: sqliteIdentifier,
     close: options.close ?? (async () => {}),
   };
-}
-
-function qualified(table: TableName): string {
-  const name = sqliteIdentifier(table.name);
-  return table.schema === null ? name : `${sqliteIdentifier(table.schema)}.${name}`;
 }
 
 /** The file a `sqlite:<path>` URL names. */

@@ -7,6 +7,7 @@ import type { Clause, PredicateKey } from "../check/program.js";
 import { predicateKey } from "../check/program.js";
 import { booleanValue, entity, integerValue, stringValue, type Value } from "../core/value.js";
 import type { CompareOp, Expr, ObjectLit, Param, Term } from "../polar/ast.js";
+import type { Span } from "../source/source.js";
 import { canonicalValue } from "./slot.js";
 
 export type TermIR =
@@ -25,17 +26,22 @@ export interface UnifyAtom {
   readonly kind: "unify";
   readonly left: TermIR;
   readonly right: TermIR;
+  /** The comparison as written, for errors. */
+  readonly span: Span;
 }
 export interface CompareAtom {
   readonly kind: "compare";
   readonly op: Exclude<CompareOp, "=">;
   readonly left: TermIR;
   readonly right: TermIR;
+  readonly span: Span;
 }
 export interface InAtom {
   readonly kind: "in";
   readonly element: TermIR;
   readonly list: readonly TermIR[];
+  /** Null for the membership a question's id list adds. */
+  readonly span: Span | null;
 }
 export interface MatchesAtom {
   readonly kind: "matches";
@@ -49,6 +55,8 @@ export interface NotAtom {
   readonly variables: readonly string[];
   /** The operand as written (explanations print it). */
   readonly operand: Expr;
+  /** The `not` as written, for errors. */
+  readonly span: Span;
 }
 export type Atom = CallAtom | UnifyAtom | CompareAtom | InAtom | MatchesAtom | NotAtom;
 export type Conjunction = readonly Atom[];
@@ -159,6 +167,7 @@ function toDnf(expr: Expr): Conjunction[] {
             body: compileExpr(expr.operand),
             variables: [...namedVariables(expr.operand)],
             operand: expr.operand,
+            span: expr.span,
           },
         ],
       ];
@@ -175,12 +184,19 @@ function toDnf(expr: Expr): Conjunction[] {
     case "compare": {
       const left = compileTerm(expr.left);
       const right = compileTerm(expr.right);
-      if (expr.op === "=") return [[{ kind: "unify", left, right }]];
-      return [[{ kind: "compare", op: expr.op, left, right }]];
+      if (expr.op === "=") return [[{ kind: "unify", left, right, span: expr.span }]];
+      return [[{ kind: "compare", op: expr.op, left, right, span: expr.span }]];
     }
     case "in":
       return [
-        [{ kind: "in", element: compileTerm(expr.element), list: expr.list.map(compileTerm) }],
+        [
+          {
+            kind: "in",
+            element: compileTerm(expr.element),
+            list: expr.list.map(compileTerm),
+            span: expr.span,
+          },
+        ],
       ];
     case "matches":
       return [[{ kind: "matches", variable: compileTerm(expr.variable), type: expr.type.name }]];

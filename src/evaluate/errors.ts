@@ -1,26 +1,35 @@
 /**
  * Errors raised while evaluating a question: bad queries (P601) and answers the evaluator cannot
- * represent, such as `not` over a wildcard (P602). Messages follow the house style: lowercase,
- * no trailing period, names in backticks.
+ * represent, such as `not` over a wildcard (P602). The problems and their messages are in
+ * src/source/problems.ts; a problem inside a rule carries the span of the atom that raised it.
  */
+import type { Problem } from "../source/problems.js";
+import { type Located, StageError } from "../source/stage-error.js";
+
+export type { Located };
+
 export type EvaluationErrorCode = "P601" | "P602";
 
-export class EvaluationError extends Error {
-  readonly code: EvaluationErrorCode;
+type EvaluationProblem = Extract<Problem, { code: EvaluationErrorCode }>;
 
-  constructor(code: EvaluationErrorCode, message: string) {
-    super(message);
-    this.name = "EvaluationError";
-    this.code = code;
+export class EvaluationError extends StageError {
+  override readonly name: string = "EvaluationError";
+  declare readonly code: EvaluationErrorCode;
+  declare readonly problem: EvaluationProblem;
+  constructor(problem: EvaluationProblem, at?: Located | null) {
+    super(problem, at);
   }
 }
 
 /** A malformed question: unknown predicate, missing constraint, empty type or id. */
-export function invalidQuery(message: string): EvaluationError {
-  return new EvaluationError("P601", message);
+export function invalidQuery(problem: Extract<Problem, { code: "P601" }>): EvaluationError {
+  return new EvaluationError(problem);
 }
 
 /** An answer that holds for unboundedly many values and cannot be negated or compared. */
-export function unbounded(message: string): EvaluationError {
-  return new EvaluationError("P602", message);
+export function unbounded(
+  problem: Extract<Problem, { code: "P602" }>,
+  at: Located | null = null,
+): EvaluationError {
+  return new EvaluationError(problem, at);
 }

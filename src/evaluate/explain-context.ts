@@ -100,7 +100,7 @@ function ruleEdges(context: Context, goal: Goal): Edge[] {
     if (!head) return;
     namedConjunctions(compiled).forEach((atoms, branch) => {
       solveTop(session, atoms, head.env, (env) => {
-        const answer = instantiateHead(compiled, clause, head.fixed, env);
+        const answer = instantiateHead(session, compiled, clause, head.fixed, env);
         if (!covers(context, answer, goal.args)) return;
         const calls = atoms.flatMap((atom) =>
           atom.kind === "call" ? [tupleKey(callArgs(context, atom, env))] : [],

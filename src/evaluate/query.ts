@@ -10,7 +10,6 @@ import {
   parseInteger,
   type Value,
 } from "../core/value.js";
-import { tick } from "../source/diagnostic.js";
 import type { Atom } from "./compile.js";
 import { invalidQuery } from "./errors.js";
 import { type FactIndex, type FactInput, indexFacts, toFactIndex } from "./facts.js";
@@ -72,7 +71,7 @@ export function query(
     const predicate = knownPredicate(program, name, variables.length);
     for (const variable of variables) {
       if (!Object.hasOwn(question.constraints, variable)) {
-        throw invalidQuery(`variable ${tick(variable)} has no constraint`);
+        throw invalidQuery({ code: "P601", kind: "unconstrained-variable", variable });
       }
     }
     return {
@@ -92,6 +91,7 @@ export function query(
             kind: "in",
             element: { kind: "var", name: variable },
             list: ids.map((id) => ({ kind: "const", value: canonicalValue({ type, id }) })),
+            span: null,
           },
     );
   }
@@ -111,28 +111,26 @@ export function query(
 }
 
 function knownPredicate(program: Program, name: string, arity: number): PredicateKey {
-  if (typeof name !== "string" || name === "") throw invalidQuery("a query needs a predicate name");
+  if (typeof name !== "string" || name === "")
+    throw invalidQuery({ code: "P601", kind: "missing-predicate" });
   const key = predicateKey(name, arity);
   if (program.rules.has(key) || program.factSignatures.has(key)) return key;
   const arities = [...program.rules.keys(), ...program.factSignatures.keys()]
     .filter((known) => known.slice(0, known.lastIndexOf("/")) === name)
     .map((known) => known.slice(known.lastIndexOf("/") + 1));
-  const hint = arities.length
-    ? `; ${tick(name)} takes ${[...new Set(arities)].sort().join(" or ")} arguments`
-    : "";
-  throw invalidQuery(`unknown predicate ${tick(key)}${hint}`);
+  throw invalidQuery({ code: "P601", kind: "unknown-predicate", name, arity, arities });
 }
 
 function validateConstraint(variable: string, type: string, ids: readonly string[] | null): void {
   if (typeof type !== "string" || type === "") {
-    throw invalidQuery(`variable ${tick(variable)} needs a non-empty type`);
+    throw invalidQuery({ code: "P601", kind: "empty-type", variable });
   }
   if (isAbstractType(type)) {
-    throw invalidQuery(`query variables need a concrete type, not ${tick(type)}`);
+    throw invalidQuery({ code: "P601", kind: "abstract-type", type });
   }
   for (const id of ids ?? []) {
     if (typeof id !== "string" || id === "") {
-      throw invalidQuery(`variable ${tick(variable)} has an empty id`);
+      throw invalidQuery({ code: "P601", kind: "empty-id", variable });
     }
     validateId({ type, id });
   }
@@ -140,10 +138,10 @@ function validateConstraint(variable: string, type: string, ids: readonly string
 
 function validateId(value: Value): void {
   if (value.type === "Integer" && parseInteger(value.id) === null) {
-    throw invalidQuery(`${tick("Integer")} id ${tick(value.id)} is not a 64-bit integer`);
+    throw invalidQuery({ code: "P601", kind: "invalid-integer", id: value.id });
   }
   if (value.type === "Boolean" && value.id !== "true" && value.id !== "false") {
-    throw invalidQuery(`${tick("Boolean")} id ${tick(value.id)} is not \`true\` or \`false\``);
+    throw invalidQuery({ code: "P601", kind: "invalid-boolean", id: value.id });
   }
 }
 
@@ -173,9 +171,9 @@ function exactId(program: Program, slot: Slot, type: string): string | null | un
 
 export function checkValue(value: Value, role: string): Value {
   if (typeof value?.type !== "string" || value.type === "" || typeof value.id !== "string") {
-    throw invalidQuery(`the ${role} needs a non-empty type and id`);
+    throw invalidQuery({ code: "P601", kind: "incomplete-value", role });
   }
-  if (value.id === "") throw invalidQuery(`the ${role} needs a non-empty type and id`);
+  if (value.id === "") throw invalidQuery({ code: "P601", kind: "incomplete-value", role });
   validateId(value);
   return canonicalValue(value);
 }
@@ -251,7 +249,7 @@ export function list(
   options: EvaluateOptions = {},
 ): string[] {
   if (typeof resourceType !== "string" || resourceType === "") {
-    throw invalidQuery("the resource type must be non-empty");
+    throw invalidQuery({ code: "P601", kind: "empty-resource-type" });
   }
   const evaluation = session(program, facts, options);
   const answers = allowAnswers(

@@ -7,13 +7,14 @@
 import type { Clause, PredicateKey } from "../check/program.js";
 import { spendEvaluationStep } from "../core/budget.js";
 import { compareValues } from "../core/value.js";
-import { tick } from "../source/diagnostic.js";
+import type { Span } from "../source/source.js";
 import {
   type Atom,
   type CompareAtom,
   type CompiledClause,
   type Conjunction,
   compileClause,
+  type NotAtom,
   type TermIR,
 } from "./compile.js";
 import { unbounded } from "./errors.js";
@@ -52,7 +53,7 @@ export function runClauses(
     if (!head) continue;
     for (const conjunction of compiled.body) {
       solve(session, caller, conjunction, head.env, (env) => {
-        add(instantiateHead(compiled, clause, head.fixed, env));
+        add(instantiateHead(session, compiled, clause, head.fixed, env));
       });
     }
   }
@@ -83,6 +84,7 @@ export function matchHead(
 
 /** The answer a clause gives once its body is solved; unbound head variables stay wildcards. */
 export function instantiateHead(
+  session: Session,
   clause: CompiledClause,
   source: Clause,
   fixed: readonly (Slot | undefined)[],
@@ -93,7 +95,8 @@ export function instantiateHead(
     const slot = env.get(term.name)!;
     if (isWildcard(slot) && clause.repeated.has(term.name)) {
       throw unbounded(
-        `cannot evaluate a rule for ${tick(source.name)} over an unbounded value of ${tick(term.name)}, which appears more than once in its head`,
+        { code: "P602", kind: "unbounded-head", rule: source.name, variable: term.name },
+        { span: source.span, sources: session.program.sources },
       );
     }
     return slot;
@@ -205,14 +208,14 @@ function step(
     case "call":
       return stepCall(session, caller, atom.predicate, atom.args, env, next);
     case "unify": {
-      const unified = unify(session, env, atom.left, atom.right);
+      const unified = unify(session, env, atom.left, atom.right, atom.span);
       return unified !== null && next(unified);
     }
     case "compare":
       return holds(session, env, atom) && next(env);
     case "in":
       for (const element of atom.list) {
-        const unified = unify(session, env, atom.element, element);
+        const unified = unify(session, env, atom.element, element, atom.span);
         if (unified && next(unified)) return true;
       }
       return false;
@@ -223,7 +226,7 @@ function step(
       return narrowed !== null && next(bind(env, atom.variable.name, narrowed));
     }
     case "not":
-      return !negatedHolds(session, caller, atom.body, atom.variables, env) && next(env);
+      return !negatedHolds(session, caller, atom, env) && next(env);
     default: {
       const _never: never = atom;
       return _never;
@@ -264,14 +267,22 @@ function join(session: Session, env: Env, args: readonly TermIR[], answer: Tuple
  * `left = right`: binds an unbound side to a value, or narrows both sides to their common value.
  * Equating two wildcards is an error: the answer positions could not say they are equal.
  */
-function unify(session: Session, env: Env, left: TermIR, right: TermIR): Env | null {
+function unify(
+  session: Session,
+  env: Env,
+  left: TermIR,
+  right: TermIR,
+  span: Span | null,
+): Env | null {
   if (left.kind === "anon" || right.kind === "anon") return env;
   if (left.kind === "var" && right.kind === "var" && left.name === right.name) return env;
   const l = resolve(session, env, left) ?? ANY;
   const r = resolve(session, env, right) ?? ANY;
   const joined = intersect(session.program, l, r);
   if (!joined) return null;
-  if (isWildcard(joined)) throw unboundedOperand("=", isWildcard(l) ? left : right);
+  if (isWildcard(joined)) {
+    throw unboundedOperand(session, "=", isWildcard(l) ? left : right, span);
+  }
   let result = env;
   if (left.kind === "var") result = bind(result, left.name, joined);
   if (right.kind === "var") result = bind(result, right.name, joined);
@@ -282,9 +293,15 @@ function variableName(term: TermIR): string {
   return term.kind === "var" ? term.name : "_";
 }
 
-function unboundedOperand(operator: string, term: TermIR): Error {
+function unboundedOperand(
+  session: Session,
+  operator: string,
+  term: TermIR,
+  span: Span | null,
+): Error {
   return unbounded(
-    `cannot evaluate ${tick(operator)} over an unbounded value of ${tick(variableName(term))}`,
+    { code: "P602", kind: "unbounded", operator, variable: variableName(term) },
+    span && { span, sources: session.program.sources },
   );
 }
 
@@ -296,7 +313,7 @@ function holds(session: Session, env: Env, atom: CompareAtom): boolean {
   const wildcardTerm = isWildcard(left) ? atom.left : atom.right;
   if (atom.op === "!=") {
     if (intersect(session.program, left, right) === null) return true;
-    throw unboundedOperand("!=", wildcardTerm);
+    throw unboundedOperand(session, "!=", wildcardTerm, atom.span);
   }
   const canBe = (slot: Slot, type: string) =>
     isWildcard(slot) ? fits(session.program, { type, id: "" }, slot) : slot.type === type;
@@ -304,24 +321,22 @@ function holds(session: Session, env: Env, atom: CompareAtom): boolean {
     (canBe(left, "Integer") && canBe(right, "Integer")) ||
     (canBe(left, "String") && canBe(right, "String"));
   if (!comparable) return false;
-  throw unboundedOperand(atom.op, wildcardTerm);
+  throw unboundedOperand(session, atom.op, wildcardTerm, atom.span);
 }
 
 /**
  * Whether `body` has a solution extending `env`. Everything the body starts is completed before
  * answering; by stratification none of it waits on a table outside the `not`.
  */
-function negatedHolds(
-  session: Session,
-  caller: Caller,
-  body: readonly Conjunction[],
-  variables: readonly string[],
-  env: Env,
-): boolean {
-  for (const name of variables) {
+function negatedHolds(session: Session, caller: Caller, atom: NotAtom, env: Env): boolean {
+  const body = atom.body;
+  for (const name of atom.variables) {
     const slot = env.get(name);
     if (slot && isWildcard(slot)) {
-      throw unbounded(`cannot evaluate \`not\` over an unbounded value of ${tick(name)}`);
+      throw unbounded(
+        { code: "P602", kind: "unbounded", operator: "not", variable: name },
+        { span: atom.span, sources: session.program.sources },
+      );
     }
   }
   const floor = session.negationFloor;
@@ -338,7 +353,10 @@ function negatedHolds(
       });
     }
     if (!completeFrom(session, height)) {
-      throw unbounded("cannot evaluate `not` over a predicate that depends on itself through it");
+      throw unbounded(
+        { code: "P602", kind: "negation-through-itself" },
+        { span: atom.span, sources: session.program.sources },
+      );
     }
     return found;
   } finally {

@@ -18,7 +18,6 @@
  */
 import type { PredicateKey, Program } from "../check/program.js";
 import { integerValue, type Value } from "../core/value.js";
-import { tick } from "../source/diagnostic.js";
 import { unbounded } from "./errors.js";
 import { type FactIndex, matchFacts } from "./facts.js";
 import { type Slot, tupleKey } from "./slot.js";
@@ -164,7 +163,7 @@ export function consume(
   if (!table.complete) {
     if (table.low < session.negationFloor) {
       // Only an unstratified program gets here; the checker rejects those.
-      throw unbounded(`cannot evaluate \`not\` over ${tick(predicate)}: negation cycle`);
+      throw unbounded({ code: "P602", kind: "negation-cycle", predicate });
     }
     if (caller.table) caller.table.low = Math.min(caller.table.low, table.low);
     table.listeners.push({ owner: caller.owner, resume: onAnswer });

@@ -12,16 +12,16 @@ import { isPolarName } from "../bindings/signature.js";
 import type { Binding, DataBindings } from "../bindings/types.js";
 import { type PredicateKey, type Program, predicateKey } from "../check/program.js";
 import type { GroundFact } from "../core/value.js";
-import { PlanError } from "../plan/errors.js";
+import { at, PlanError } from "../plan/errors.js";
 import type { CentralFacts } from "../plan/resolve/central-facts.js";
 import { printPlan, type Statement } from "../print/statement.js";
-import { tick } from "../source/diagnostic.js";
 import type { SqlExecutor } from "../store/executor.js";
 import type { FactShape } from "../store/facts.js";
 import { FACT_TABLE } from "../store/schema.js";
 import {
   answerProgram,
   type Family,
+  familyNonLinearRule,
   iterationProgram,
   reachableFamilies,
   splitKey,
@@ -135,6 +135,7 @@ function printed(input: IterationInput, plans: FamilyPlans, shaped: ShapedPlan):
     new Map(),
     { kind: "select", names },
     {
+      sources: input.program.sources,
       central: input.central,
       contextFacts: input.contextFacts,
       writing: "parameters",
@@ -179,17 +180,18 @@ export async function answerByIteration<Row>(
         const added = counted?.n ?? 0;
         rows += added;
         if (added === 0 || plans.steps.length === 0) break;
-        const names = family.predicates.map((key) => tick(splitKey(key).name)).join(", ");
+        const predicates = family.predicates.map((key) => splitKey(key).name);
+        const where = at(familyNonLinearRule(input.program, family)?.span, input.program.sources);
         if (round >= budget.rounds) {
           throw new FixpointBudgetError(
-            "P712",
-            `the recursion of ${names} did not reach its fixpoint within ${budget.rounds} rounds`,
+            { code: "P712", kind: "fixpoint-rounds", predicates, rounds: budget.rounds },
+            where,
           );
         }
         if (rows > budget.rows) {
           throw new FixpointBudgetError(
-            "P712",
-            `the recursion of ${names} holds more than ${budget.rows} rows`,
+            { code: "P712", kind: "fixpoint-rows", predicates, rows: budget.rows },
+            where,
           );
         }
         await run(plans.steps);

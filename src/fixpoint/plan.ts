@@ -8,15 +8,14 @@
 import type { Binding, DataBindings } from "../bindings/types.js";
 import type { Clause, PredicateKey, Program } from "../check/program.js";
 import { planBody } from "../plan/body.js";
-import type { Planner } from "../plan/context.js";
-import { PlanError } from "../plan/errors.js";
+import { type Planner, universalRuleOrigin } from "../plan/context.js";
+import { at, PlanError } from "../plan/errors.js";
 import { expandBranches, newExpansion } from "../plan/expand.js";
 import { type Branch, type Plan, termType } from "../plan/ir.js";
 import { simplifyBranches } from "../plan/merge.js";
 import { createPlanner } from "../plan/plan.js";
 import { EMPTY_STATE, outputOf } from "../plan/state.js";
 import type { Call } from "../polar/ast.js";
-import { tick } from "../source/diagnostic.js";
 import type { Span } from "../source/source.js";
 import { deltaName, exitName, type Family, splitKey, stepName } from "./families.js";
 import { type FamilyTables, type RowShape, tableBinding } from "./tables.js";
@@ -79,9 +78,10 @@ function relationPlans(
   for (const branch of expanded) {
     const types = branch.outputs.map((output) => {
       if (output.kind === "any") {
+        const { name: predicate, arity: count } = splitKey(of);
         throw new PlanError(
-          "P703",
-          `cannot compute the recursion of ${tick(splitKey(of).name)} in the store: a rule holds for every value of an argument`,
+          { code: "P703", kind: "store-recursion-any", predicate },
+          at(universalRuleOrigin(planner, predicate, count).span, planner.program.sources),
         );
       }
       return termType(output);

@@ -156,8 +156,13 @@ export function createApp(options: AppOptions): Hono<Vars> {
           { message: `method ${c.req.method} is not allowed on \`${c.req.path}\`` },
           405,
         );
-      case "found":
+      case "found": {
+        const offset = c.req.header("OsoOffset");
+        // A version this instance may not have heard of yet: catch up before answering.
+        if (offset !== undefined && /^\d{1,15}$/.test(offset))
+          await service.catchUp?.(Number(offset));
         return send(c, await answer(service, match.route, c.req.raw, maxBodyBytes));
+      }
       default: {
         const _never: never = match;
         return _never;

@@ -18,6 +18,7 @@ import type {
 import { argColumn, termType } from "../plan/ir.js";
 import { aliasName, type Lowering, sqlTypeOf } from "./context.js";
 import { cteHoldsText } from "./cte-types.js";
+import { fixedRowsUnion } from "./fixed-rows.js";
 import {
   aliased,
   binary,
@@ -32,6 +33,7 @@ import {
   tableAs,
   unary,
   union,
+  unionAll,
 } from "./nodes.js";
 import { valueNode } from "./sql-value.js";
 import {
@@ -227,11 +229,11 @@ function sourceNode(lowering: Lowering, ref: SourceRef): OperationNode {
       if (!source.rows?.length) return tableAs(cte, name);
       // The binding's rows, then the central and context facts read with it.
       // The CTE's columns name the union's; untyped literals take the columns' types.
-      const rows = source.rows.map((row) =>
+      const rows = fixedRowsUnion(source.rows, lowering.bindings, lowering.rules, (row) =>
         select({ selections: row.map((value) => literalNode(lowering, value, false)) }),
       );
       const all = select({ selections: [SelectAllNode.create()], from: [table(cte)] });
-      return aliased(union([all, ...rows], true), name);
+      return aliased(unionAll(all, rows), name);
     }
     case "cte":
       lowering.cteReads.set(source.cte, (lowering.cteReads.get(source.cte) ?? 0) + 1);

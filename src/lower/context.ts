@@ -7,6 +7,7 @@
 import type { DataBindings } from "../bindings/types.js";
 import { type Branch, isSubquery, type PlanOutput } from "../plan/ir.js";
 import type { ResolvedPlan } from "../plan/resolve/resolve.js";
+import type { SourceFile } from "../source/source.js";
 import type { LoweringRules } from "./rules.js";
 
 /** What the statement returns. */
@@ -37,6 +38,8 @@ export interface Lowering {
   readonly aliasPrefix: string;
   /** How often the statement reads each recursive CTE (by plan index), counted while lowering. */
   readonly cteReads: Map<number, number>;
+  /** The policy's files, which the plan's rule spans point into (for refusals). */
+  readonly sources: readonly SourceFile[];
 }
 
 export function createLowering(
@@ -45,6 +48,7 @@ export function createLowering(
   bindings: DataBindings,
   shape: Shape,
   rules: LoweringRules,
+  sources: readonly SourceFile[],
 ): Lowering {
   const used = usedBindings(plan);
   const texts = callerTexts(bindings);
@@ -68,6 +72,7 @@ export function createLowering(
     cteNames,
     aliasPrefix: clash ? prefix : "",
     cteReads: new Map(),
+    sources,
   };
 }
 

@@ -17,7 +17,9 @@ import {
 import type { DataBindings } from "../bindings/types.js";
 import type { Branch, Output, PlanOutput, Term } from "../plan/ir.js";
 import type { ResolvedPlan } from "../plan/resolve/resolve.js";
+import type { SourceFile } from "../source/source.js";
 import { branchNode, conditionNode, isTrivial, selectedNode, typedNull } from "./branch.js";
+import { callerRowCondition } from "./caller-rows.js";
 import { createLowering, type Lowering, type Shape, sqlTypeOf } from "./context.js";
 import { cteHoldsText } from "./cte-types.js";
 import { withPrefix } from "./ctes.js";
@@ -36,7 +38,7 @@ import {
 } from "./nodes.js";
 import type { LoweringRules } from "./rules.js";
 import { valueNode } from "./sql-value.js";
-import { UnsupportedConstructError } from "./step-union.js";
+import { originIn, UnsupportedConstructError } from "./step-union.js";
 import { textOf, untypedIds } from "./untyped-ids.js";
 
 export type { Shape } from "./context.js";
@@ -50,7 +52,8 @@ export interface Lowered {
 /**
  * The statement for a resolved plan.
  *
- *   lowerStatement(resolved, plan.outputs, bindings, { kind: "exists", column: "allowed" }, postgres)
+ *   lowerStatement(resolved, plan.outputs, bindings, { kind: "exists", column: "allowed" }, postgres,
+ *     program.sources)
  *   // SELECT EXISTS (SELECT 1 FROM polar_c0 AS f0 WHERE f0.arg0 = 17) AS allowed, as nodes
  */
 export function lowerStatement(
@@ -59,8 +62,9 @@ export function lowerStatement(
   bindings: DataBindings,
   shape: Shape,
   rules: LoweringRules,
+  sources: readonly SourceFile[],
 ): Lowered {
-  const lowering = createLowering(plan, outputs, bindings, shape, rules);
+  const lowering = createLowering(plan, outputs, bindings, shape, rules, sources);
   const lowered = lowerShape(lowering, shape);
   checkRecursiveReads(lowering);
   return lowered;
@@ -69,14 +73,24 @@ export function lowerStatement(
 function checkRecursiveReads(lowering: Lowering): void {
   const max = lowering.rules.maxRecursiveReads;
   if (max === undefined) return;
-  const reads = [...lowering.cteReads.values()].reduce((sum, n) => sum + n, 0);
-  if (reads > max) {
-    throw new UnsupportedConstructError(
-      `the ${lowering.rules.name} dialect cannot run this question: it reads recursive ` +
-        `relations ${reads} times, and MariaDB plans more than ${max} such reads in ` +
-        "exponential time and memory (docs/dialects.md)",
-    );
-  }
+  const counts = [...lowering.cteReads];
+  const reads = counts.reduce((sum, [, n]) => sum + n, 0);
+  if (reads <= max) return;
+  // The recursion read most often (the first of equals) is the rule to name.
+  const [index, most] = counts.reduce((a, b) => (b[1] > a[1] ? b : a));
+  const origin = lowering.plan.ctes[index]!.origin;
+  throw new UnsupportedConstructError(
+    {
+      code: "P703",
+      kind: "dialect-recursive-reads",
+      dialect: lowering.rules.name,
+      reads,
+      max,
+      predicate: origin.predicate,
+      predicateReads: most,
+    },
+    originIn(lowering, origin),
+  );
 }
 
 function lowerShape(lowering: Lowering, shape: Shape): Lowered {
@@ -146,6 +160,26 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
   if (branches.length === 0) return binary(caller(), "in", callerRow(constant(false)));
   if (branches.some((b) => isTrivial(b) && wildcard(b.outputs[0]!))) {
     return binary(caller(), "in", callerRow(null));
+  }
+  const direct = branches.flatMap((branch) => {
+    const node = callerRowCondition(lowering, branch, column);
+    return node ? [{ branch, node }] : [];
+  });
+  if (direct.length > 0) {
+    // Branches over the caller's own rows filter them directly (src/lower/caller-rows.ts).
+    const rest = branches.filter((branch) => !direct.some((d) => d.branch === branch));
+    const parts = direct.map((d) => d.node);
+    if (rest.length > 0) {
+      // Lowered afresh, so that its WITH clause holds only the bindings it reads.
+      const plan = { ...lowering.plan, branches: rest };
+      const { outputs, bindings, shape, rules, cteReads, sources } = lowering;
+      const restLowering = {
+        ...createLowering(plan, outputs, bindings, shape, rules, sources),
+        cteReads,
+      };
+      parts.unshift(lowerFilter(restLowering, column));
+    }
+    return parens(parts.reduce((left, right) => OrNode.create(left, right)));
   }
   const type = lowering.outputs[0]!.type;
   if (untypedIds(lowering, type)) {

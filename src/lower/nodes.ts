@@ -131,6 +131,13 @@ export function union(selects: readonly SelectQueryNode[], all: boolean): Select
   );
 }
 
+/** `query UNION ALL rows`, where `rows` is a union of its own (src/lower/fixed-rows.ts). */
+export function unionAll(query: SelectQueryNode, rows: SelectQueryNode): SelectQueryNode {
+  return SelectQueryNode.cloneWithSetOperations(query, [
+    SetOperationNode.create("union", rows, true),
+  ]);
+}
+
 /**
  * `(q1) UNION ALL (q2) …` where each query keeps its own `OFFSET`: Kysely's set operations
  * attach to the first query, whose `OFFSET` would then apply to the whole union.

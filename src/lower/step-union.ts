@@ -21,9 +21,10 @@ import {
   WhenNode,
 } from "kysely";
 import { PlanError } from "../plan/errors.js";
-import type { Branch, Condition, RecursiveCte, Term } from "../plan/ir.js";
+import type { Branch, Condition, RecursiveCte, RuleOrigin, Term } from "../plan/ir.js";
 import { termType } from "../plan/ir.js";
 import { mapBranch } from "../plan/rewrite.js";
+import type { Located } from "../source/stage-error.js";
 import { branchNode, conditionNode, termNode } from "./branch.js";
 import { aliasName, type Lowering, sqlTypeOf } from "./context.js";
 import {
@@ -41,13 +42,15 @@ import {
 
 /**
  * A construct the dialect cannot express (a `PlanError`, so endpoints answer 400); the message
- * names the dialect.
+ * names the dialect, the span the rule of the recursion.
  */
 export class UnsupportedConstructError extends PlanError {
   override readonly name = "UnsupportedConstructError";
-  constructor(message: string) {
-    super("P703", message);
-  }
+}
+
+/** The span of a plan part's rule with the policy's files, for an error. */
+export function originIn(lowering: Lowering, origin: RuleOrigin): Located | null {
+  return origin.span && { span: origin.span, sources: lowering.sources };
 }
 
 function isSelf(term: Term, self: string): boolean {
@@ -87,9 +90,7 @@ interface StepParts {
 export function joinedSteps(lowering: Lowering, cte: RecursiveCte, name: string): SelectQueryNode {
   const stepAlias = aliasName(lowering, "step");
   const stepColumn = (column: string) => columnRef(stepAlias, column);
-  const parts = cte.steps.map((step, index) =>
-    stepParts(lowering, cte.self, step, index, stepColumn),
-  );
+  const parts = cte.steps.map((step, index) => stepParts(lowering, cte, step, index, stepColumn));
   // Every body selects every exposed column (NULL for the other steps'), in one order.
   const exposed = parts.flatMap((part) => [...part.values.keys()]);
   const bodies = parts.map((part, index) =>
@@ -139,11 +140,12 @@ function outputNode(
 
 function stepParts(
   lowering: Lowering,
-  self: string,
+  cte: RecursiveCte,
   step: Branch,
   index: number,
   stepColumn: (column: string) => OperationNode,
 ): StepParts {
+  const self = cte.self;
   const values = new Map<string, OperationNode>();
   const expose = (term: Term, kind: "j" | "o"): string => {
     const column = `${kind}${index + 1}_${values.size}`;
@@ -178,13 +180,13 @@ function stepParts(
         break;
       }
       case "in":
-        if (condition.values.some((v) => isSelf(v, self))) unsupported(lowering);
+        if (condition.values.some((v) => isSelf(v, self))) unsupported(lowering, cte);
         if (isSelf(condition.term, self)) conditions.push(conditionNode(lowering, condition));
         else kept.push(condition);
         break;
       case "not_exists":
       case "exists":
-        if (condition.branches.some((b) => mentionsSelf(b, self))) unsupported(lowering);
+        if (condition.branches.some((b) => mentionsSelf(b, self))) unsupported(lowering, cte);
         kept.push(condition);
         break;
       default: {
@@ -201,9 +203,14 @@ function stepParts(
   return { step, kept, values, conditions, outputs };
 }
 
-function unsupported(lowering: Lowering): never {
+function unsupported(lowering: Lowering, cte: RecursiveCte): never {
   throw new UnsupportedConstructError(
-    `the ${lowering.rules.name} dialect cannot express a recursive step whose negation or ` +
-      "list membership reads the recursive relation itself",
+    {
+      code: "P703",
+      kind: "dialect-step-reads-itself",
+      dialect: lowering.rules.name,
+      predicate: cte.origin.predicate,
+    },
+    originIn(lowering, cte.origin),
   );
 }

@@ -10,14 +10,14 @@ import { checkBranches, spendPlanStep } from "../core/budget.js";
 import { compareValues } from "../core/value.js";
 import type { Term as AstTerm, Call, Compare, Expr, In, Not, Or } from "../polar/ast.js";
 import { flattenAnd } from "../polar/expr.js";
-import { tick } from "../source/diagnostic.js";
 import { planCall } from "./call.js";
 import { constrainByComparisons, typeByComparisons } from "./comparisons.js";
 import type { Planner } from "./context.js";
 import {
+  at,
   InferenceError,
+  PlanError,
   RetriableError,
-  ruleContext,
   TypeNeededError,
   UnboundError,
 } from "./errors.js";
@@ -79,6 +79,11 @@ export function planBody(
 /** The states in which `expr` holds, extending `state` (see `planBody`). */
 export function planExpr(planner: Planner, scope: Scope, state: State, expr: Expr): State[] {
   return planConjunction(planner, scope, state, flattenAnd(expr));
+}
+
+/** The rule a scope plans, for messages; null for the question. */
+function ruleName(scope: Scope): string | null {
+  return scope.clause?.name ?? null;
 }
 
 // ---------------------------------------------------------------- scheduling
@@ -149,10 +154,10 @@ function planConjunction(
   if (ranked.length === 0) {
     const atom = atoms[0]!;
     const name = unboundVariable(state, atom, scope) ?? "_";
-    const what =
-      atom.kind === "not" ? "`not`" : tick(atom.kind === "compare" ? atom.op : atom.kind);
+    const operator = atom.kind === "compare" ? atom.op : atom.kind;
     throw new UnboundError(
-      `cannot evaluate ${what} over an unbounded value of ${tick(name)} ${ruleContext(scope.clause)}`,
+      { code: "P602", kind: "unbounded", operator, variable: name, rule: ruleName(scope) },
+      at(atom.span, planner.program.sources),
     );
   }
   let firstError: RetriableError | null = null;
@@ -246,10 +251,15 @@ function planCallAtom(planner: Planner, scope: Scope, state: State, call: Call):
   try {
     return planCall(planner, state, call.name.name, args, unused);
   } catch (error) {
+    // Too many argument types for an instance: the call that asks for it is the place to fix.
+    if (error instanceof PlanError && error.problem.kind === "type-combinations") {
+      if (error.diagnostic.span) throw error;
+      throw new PlanError(error.problem, at(call.span, planner.program.sources));
+    }
     if (!(error instanceof TypeNeededError)) throw error;
     const arg = call.args[error.position];
     const name = arg?.kind === "variable" ? arg.name : "_";
-    throw new InferenceError(name, scope.clause);
+    throw new InferenceError(name, scope.clause, at(arg?.span, planner.program.sources));
   }
 }
 

@@ -17,9 +17,8 @@
  * - answers: the member is a free argument; an accumulation of (member, answers) rows.
  */
 import { predicateKey } from "../check/program.js";
-import { tick } from "../source/diagnostic.js";
 import type { Adornment, Component, InstancePlan, Member, Planner } from "./context.js";
-import { PlanError } from "./errors.js";
+import { at, PlanError } from "./errors.js";
 import {
   argColumn,
   type Branch,
@@ -31,7 +30,7 @@ import {
   type SourceRef,
   type Term,
 } from "./ir.js";
-import { ITERATED, nonLinearWhere } from "./nonlinear.js";
+import { nonLinearSite } from "./nonlinear.js";
 import { mapBranch } from "./rewrite.js";
 import { exactType } from "./types.js";
 
@@ -58,15 +57,20 @@ export function componentMembers(planner: Planner, root: Member): Member[] {
 
 /** Every member memoized as a member of one component; the plan of the root. */
 export function mergeComponent(planner: Planner, members: readonly Member[]): InstancePlan {
-  const names = [...new Set(members.map((member) => tick(member.name)))].join(", ");
+  const names = [...new Set(members.map((member) => member.name))];
   for (const member of members) {
     for (const branch of member.branches) {
       if (branch.sources.filter((ref) => ref.source.kind === "recref").length > 1) {
         const keys = members.map((m) => predicateKey(m.name, m.adornment.length));
-        const where = nonLinearWhere(planner.program, keys, new Set(keys));
+        const site = nonLinearSite(planner.program, keys, new Set(keys));
         throw new PlanError(
-          "P703",
-          `cannot compile a rule for ${tick(member.name)}${where} that calls the mutual recursion of ${names} more than once in one conjunction${ITERATED}`,
+          {
+            code: "P703",
+            kind: "nonlinear-mutual",
+            predicate: site?.clause.name ?? member.name,
+            members: names,
+          },
+          at(site?.call.span, planner.program.sources),
         );
       }
     }

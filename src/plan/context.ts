@@ -4,11 +4,13 @@
  */
 import type { Binding, DataBindings } from "../bindings/types.js";
 import { stronglyConnectedComponents } from "../check/graph.js";
-import type { Clause, PredicateKey, Program } from "../check/program.js";
+import { type Clause, type PredicateKey, type Program, predicateKey } from "../check/program.js";
+import { exprVariables, paramVariable } from "../check/walk.js";
 import type { Value } from "../core/value.js";
 import type { Expr } from "../polar/ast.js";
 import type { PlanError } from "./errors.js";
-import type { Branch, TypeConstraint } from "./ir.js";
+import type { Branch, RuleOrigin, TypeConstraint } from "./ir.js";
+import { callsPerConjunction } from "./nonlinear.js";
 import type { State } from "./state.js";
 import { constraintKey } from "./types.js";
 
@@ -212,4 +214,40 @@ export function frameOf(planner: Planner, key: string): Frame | undefined {
 export function lowerCurrent(planner: Planner, lowlink: number): void {
   const top = planner.stack[planner.stack.length - 1];
   if (top && lowlink < top.lowlink) top.lowlink = lowlink;
+}
+
+/**
+ * Where the recursion of `name/arity` is written: its first rule that calls a predicate of its
+ * own recursive component (else its first rule), for refusals about that recursion.
+ */
+export function ruleOrigin(planner: Planner, name: string, arity: number): RuleOrigin {
+  const rules = planner.program.rules;
+  // A merged component's plan has the first member's name and the merged columns' arity.
+  const key = rules.has(predicateKey(name, arity))
+    ? predicateKey(name, arity)
+    : [...rules.keys()].find((known) => known.slice(0, known.lastIndexOf("/")) === name);
+  const clauses = (key && rules.get(key)) || [];
+  const component = key && planner.componentOf.get(key);
+  const members = new Set(
+    [...planner.componentOf].flatMap(([other, index]) => (index === component ? [other] : [])),
+  );
+  const recursive = clauses.find(
+    (clause) => clause.body !== null && callsPerConjunction(clause.body, members) > 0,
+  );
+  return { predicate: name, span: (recursive ?? clauses[0])?.span ?? null };
+}
+
+/**
+ * Where a rule of `name/arity` holds for every value of an argument: its first rule with a head
+ * variable the body never names (`_: Node`, or a variable only in the head); else `ruleOrigin`.
+ */
+export function universalRuleOrigin(planner: Planner, name: string, arity: number): RuleOrigin {
+  const universal = (planner.program.rules.get(predicateKey(name, arity)) ?? []).find((clause) => {
+    const named = new Set(clause.body ? exprVariables(clause.body).map((v) => v.name) : []);
+    return clause.params.some((param) => {
+      const variable = paramVariable(param);
+      return variable !== null && (variable.name === "_" || !named.has(variable.name));
+    });
+  });
+  return universal ? { predicate: name, span: universal.span } : ruleOrigin(planner, name, arity);
 }

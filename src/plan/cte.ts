@@ -3,9 +3,8 @@
  * arguments) and the walk form (demanded values of the varying bound arguments), registered
  * once per distinct definition.
  */
-import { tick } from "../source/diagnostic.js";
-import { type Adornment, freshAlias } from "./context.js";
-import { PlanError } from "./errors.js";
+import { type Adornment, freshAlias, ruleOrigin, universalRuleOrigin } from "./context.js";
+import { at, PlanError } from "./errors.js";
 import {
   type Expansion,
   expandBranches,
@@ -38,7 +37,9 @@ function register(expansion: Expansion, cte: RecursiveCte): number {
     seeds: simplifyBranches(cte.seeds, "m"),
     steps: simplifyBranches(cte.steps, "m"),
   });
-  const key = JSON.stringify(canonical);
+  // The same rows from another recursion are the same CTE: the origin is not part of the key.
+  const { origin: _origin, ...definition } = canonical;
+  const key = JSON.stringify(definition);
   const known = expansion.cteIndex.get(key);
   if (known !== undefined) return known;
   expansion.ctes.push(canonical);
@@ -57,15 +58,18 @@ function canonicalCte(cte: RecursiveCte): RecursiveCte {
     seeds: cte.seeds.map((branch) => mapBranch(branch, mapper)),
     steps: cte.steps.map((branch) => mapBranch(branch, mapper)),
     self: "rec",
+    origin: cte.origin,
   };
 }
 
-function onlyTerms(outputs: readonly Output[], name: string): Term[] {
+function onlyTerms(expansion: Expansion, outputs: readonly Output[], plan: RecursivePlan): Term[] {
   return outputs.map((output) => {
     if (output.kind === "any") {
+      const { planner } = expansion;
+      const origin = universalRuleOrigin(planner, plan.name, plan.adornment.length);
       throw new PlanError(
-        "P703",
-        `cannot compile the recursion of ${tick(name)} through a rule that holds for every value of an argument`,
+        { code: "P703", kind: "recursion-through-any", predicate: plan.name },
+        at(origin.span, planner.program.sources),
       );
     }
     return output;
@@ -113,8 +117,9 @@ export function accumulate(
         outputs: [
           ...dynamic.map((i) => call.args[i]!),
           ...onlyTerms(
+            expansion,
             free.map((i) => copy.outputs[i]!),
-            plan.name,
+            plan,
           ),
         ],
       };
@@ -135,8 +140,9 @@ export function accumulate(
         outputs: [
           ...dynamic.map(keyOf),
           ...onlyTerms(
+            expansion,
             free.map((i) => reading.outputs[i]!),
-            plan.name,
+            plan,
           ),
         ],
       };
@@ -148,6 +154,7 @@ export function accumulate(
     seeds,
     steps,
     self,
+    origin: ruleOrigin(planner, plan.name, plan.adornment.length),
   });
   const rest = withoutSource(branch, index);
   return {
@@ -218,6 +225,7 @@ export function walk(
     seeds: [seed],
     steps,
     self,
+    origin: ruleOrigin(planner, plan.name, plan.adornment.length),
   });
   expansion.selectiveCtes.add(cte);
   recordWalk(expansion, cte, plan, call.args, dynamic, varying);

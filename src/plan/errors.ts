@@ -1,18 +1,15 @@
 /**
  * Errors of the SQL path. A question the planner cannot compile correctly fails with a
- * `PlanError` naming the rule and the reason; it never produces SQL that could be wrong.
+ * `PlanError` naming the problem (src/source/problems.ts) and, when one exists, the span of the
+ * rule or term that caused it; it never produces SQL that could be wrong.
  */
 import type { Clause } from "../check/program.js";
-import { type DiagnosticCode, tick } from "../source/diagnostic.js";
+import type { Problem } from "../source/problems.js";
+import type { SourceFile, Span } from "../source/source.js";
+import { type Located, StageError } from "../source/stage-error.js";
 
-export class PlanError extends Error {
+export class PlanError extends StageError {
   override readonly name: string = "PlanError";
-  constructor(
-    readonly code: DiagnosticCode,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -26,19 +23,16 @@ export class RetriableError extends PlanError {
 /** A `not`, `!=` or ordering comparison over a variable nothing binds (docs/policy-language.md#wildcards). */
 export class UnboundError extends RetriableError {
   override readonly name = "UnboundError";
-  constructor(message: string) {
-    super("P602", message);
+  constructor(problem: Extract<Problem, { kind: "unbounded" }>, at: Located | null) {
+    super(problem, at);
   }
 }
 
 /** A variable whose type SQL needs and nothing determines (docs/policy-language.md#type-inference). */
 export class InferenceError extends RetriableError {
   override readonly name = "InferenceError";
-  constructor(variable: string, clause: Clause | null) {
-    super(
-      "P702",
-      `cannot infer the type of ${tick(variable)} ${ruleContext(clause)}; add \`${variable} matches T\``,
-    );
+  constructor(variable: string, clause: Clause | null, at: Located | null) {
+    super({ code: "P702", kind: "unknown-type", variable, rule: clause?.name ?? null }, at);
   }
 }
 
@@ -50,11 +44,11 @@ export class InferenceError extends RetriableError {
 export class TypeNeededError extends PlanError {
   override readonly name = "TypeNeededError";
   constructor(readonly position: number) {
-    super("P702", `argument ${position + 1} needs a type`);
+    super({ code: "P702", kind: "type-needed", position });
   }
 }
 
-/** `in a rule for `has_role``, for messages about a clause. */
-export function ruleContext(clause: Clause | null): string {
-  return clause ? `in a rule for ${tick(clause.name)}` : "in the query";
+/** `at(span, program.sources)`: a span with the files it points into, for an error. */
+export function at(span: Span | null | undefined, sources: readonly SourceFile[]): Located | null {
+  return span ? { span, sources } : null;
 }

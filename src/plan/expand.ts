@@ -17,7 +17,6 @@
  * of a merged component is expanded in the same forms over the merged arguments
  * (component.ts).
  */
-import { tick } from "../source/diagnostic.js";
 import { callMerged, mergedPlan } from "./component.js";
 import {
   type Adornment,
@@ -25,9 +24,11 @@ import {
   freshAlias,
   type InstancePlan,
   type Planner,
+  ruleOrigin,
+  universalRuleOrigin,
 } from "./context.js";
 import { accumulate, walk } from "./cte.js";
-import { PlanError } from "./errors.js";
+import { at, PlanError } from "./errors.js";
 import { planInstance } from "./instance.js";
 import {
   argColumn,
@@ -205,9 +206,10 @@ function expandMember(
   return expandAs(expansion, callMerged(merged, branch, index), index, merged.plan, (positions) => {
     const freed = own.flatMap((m, i) => (m !== null && positions.includes(m) ? [i] : []));
     if (freed.length === 0) {
+      const origin = ruleOrigin(expansion.planner, member.name, member.adornment.length);
       throw new PlanError(
-        "P703",
-        `cannot compile the mutual recursion of ${tick(member.name)}: its recursive calls use arguments in ways one recursive CTE cannot follow`,
+        { code: "P703", kind: "recursion-arguments", predicate: member.name, mutual: true },
+        at(origin.span, expansion.planner.program.sources),
       );
     }
     return replan(expansion, branch, index, member, freed);
@@ -228,9 +230,10 @@ function expandAs(
 ): Branch[] {
   const call = branch.sources[index]!.source as RecursiveCallSource;
   if (expansion.building.length > MAX_NESTED_CTES || expansion.building.includes(plan.key)) {
+    const origin = ruleOrigin(expansion.planner, plan.name, plan.adornment.length);
     throw new PlanError(
-      "P703",
-      `cannot compile the recursion of ${tick(plan.name)}: its recursive calls use arguments in ways one recursive CTE cannot follow`,
+      { code: "P703", kind: "recursion-arguments", predicate: plan.name, mutual: false },
+      at(origin.span, expansion.planner.program.sources),
     );
   }
   const bound = positionsOf(plan, "bound");
@@ -331,7 +334,7 @@ function replan(
           conditions: [...rest.conditions, ...copy.conditions, ...joins],
           outputs: rest.outputs,
         };
-        return [substituteOutputs(joined, ref.alias, copy.outputs, plan.name)];
+        return [substituteOutputs(expansion, joined, ref.alias, copy.outputs, plan)];
       });
     case "self":
       throw new Error("internal: replanning reached an instance on the stack");
@@ -352,10 +355,11 @@ export function withoutSource(branch: Branch, index: number): Branch {
  * that holds for every value ("any") may only reach the branch's outputs.
  */
 function substituteOutputs(
+  expansion: Expansion,
   branch: Branch,
   alias: string,
   outputs: readonly Output[],
-  name: string,
+  plan: { readonly name: string; readonly adornment: readonly Adornment[] },
 ): Branch {
   const positionOf = (columnName: string) => Number(columnName.slice("arg".length));
   const readsAny = mentions(
@@ -364,9 +368,10 @@ function substituteOutputs(
     false,
   );
   if (readsAny) {
+    const origin = universalRuleOrigin(expansion.planner, plan.name, plan.adornment.length);
     throw new PlanError(
-      "P703",
-      `cannot compile a call of ${tick(name)} whose answer holds for every value of an argument that other conditions use`,
+      { code: "P703", kind: "call-reads-any", predicate: plan.name },
+      at(origin.span, expansion.planner.program.sources),
     );
   }
   const replaced = mapBranch(
@@ -410,6 +415,6 @@ export function inlineExits(
       conditions: [...rest.conditions, ...(demand?.joins ?? []), ...copy.conditions],
       outputs: rest.outputs,
     };
-    return [substituteOutputs(joined, ref.alias, copy.outputs, plan.name)];
+    return [substituteOutputs(expansion, joined, ref.alias, copy.outputs, plan)];
   });
 }

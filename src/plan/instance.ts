@@ -12,7 +12,6 @@ import { canonicalValue } from "../check/facts.js";
 import { isSubtype, type PredicateKey, type Program, predicateKey } from "../check/program.js";
 import { spendPlanStep } from "../core/budget.js";
 import { valuesEqual } from "../core/value.js";
-import { tick } from "../source/diagnostic.js";
 import { componentMembers, mergeComponent } from "./component.js";
 import {
   type Adornment,
@@ -24,7 +23,7 @@ import {
   type Planner,
   pushFrame,
 } from "./context.js";
-import { PlanError, TypeNeededError } from "./errors.js";
+import { at, PlanError, TypeNeededError } from "./errors.js";
 import { inputTerm, matchHead, resolveHeadOutput } from "./head.js";
 import {
   argColumn,
@@ -37,7 +36,7 @@ import {
   type Output,
 } from "./ir.js";
 import { simplifyBranches } from "./merge.js";
-import { ITERATED, nonLinearWhere } from "./nonlinear.js";
+import { nonLinearSite } from "./nonlinear.js";
 import { outputOf } from "./state.js";
 import { ANY_TYPE, candidateTypes, isUnconstrained, satisfies } from "./types.js";
 
@@ -123,10 +122,10 @@ function finishInstance(
       continue;
     }
     if (references.length > 1) {
-      const where = nonLinearWhere(program, [predicateKey(name, adornment.length)], members);
+      const site = nonLinearSite(program, [predicateKey(name, adornment.length)], members);
       throw new PlanError(
-        "P703",
-        `cannot compile a rule for ${tick(name)}${where} that calls ${tick(name)} recursively more than once in one conjunction${ITERATED}`,
+        { code: "P703", kind: "nonlinear", predicate: name },
+        at(site?.call.span, program.sources),
       );
     }
     steps.push(branch);
@@ -284,10 +283,12 @@ function factBranches(planner: Planner, name: string, adornment: readonly Adornm
   const combinations = choices.reduce((count, types) => count * types.length, 1);
   if (combinations === 0) return [];
   if (combinations > MAX_FACT_TYPE_COMBINATIONS) {
-    throw new PlanError(
-      "P702",
-      `cannot infer the argument types of a call to ${tick(name)} (${combinations} combinations); add \`x matches T\` for its variables`,
-    );
+    throw new PlanError({
+      code: "P702",
+      kind: "type-combinations",
+      predicate: name,
+      combinations,
+    });
   }
   const branches: Branch[] = [];
   const tuple: (string | null)[] = [];

@@ -10,6 +10,7 @@
  */
 import type { Value } from "../core/value.js";
 import type { CompareOp } from "../polar/ast.js";
+import type { Span } from "../source/source.js";
 
 /** A column of a source in scope: `alias.column`. */
 export interface ColumnTerm {
@@ -207,6 +208,17 @@ export interface RecursiveCte {
   readonly seeds: readonly Branch[];
   readonly steps: readonly Branch[];
   readonly self: string;
+  /** The recursion it computes, for refusals of later stages (the dialect's limits). */
+  readonly origin: RuleOrigin;
+}
+
+/**
+ * The predicate a part of the plan comes from and the span of its rule (its first rule that
+ * calls its own recursion); null when no rule of the policy wrote it.
+ */
+export interface RuleOrigin {
+  readonly predicate: string;
+  readonly span: Span | null;
 }
 
 /** A question variable that the plan outputs. */

@@ -5,8 +5,7 @@
  * the store (src/fixpoint, docs/fixpoint.md).
  */
 import { type Clause, type PredicateKey, type Program, predicateKey } from "../check/program.js";
-import type { Expr } from "../polar/ast.js";
-import { positionOf } from "../source/source.js";
+import type { Call, Expr } from "../polar/ast.js";
 
 /** The most calls of `members` in one conjunction of `expr` (an `or` takes its largest side). */
 export function callsPerConjunction(expr: Expr, members: ReadonlySet<PredicateKey>): number {
@@ -44,29 +43,60 @@ export function nonLinearRule(
   return null;
 }
 
-/**
- * `policy.polar:12`: where a clause starts.
- *
- *   ruleLocation(program, clause) // "policy.polar:4"
- */
-export function ruleLocation(program: Program, clause: Clause): string {
-  const source = program.sources.find((s) => s.name === clause.span.file);
-  if (!source) return clause.span.file;
-  return `${source.name}:${positionOf(source, clause.span.start).line}`;
+/** A rule of non-linear recursion and its first call of `members` beyond one per conjunction. */
+export interface NonLinearSite {
+  readonly clause: Clause;
+  readonly call: Call;
 }
 
 /**
- * ` (policy.polar:4)`: where the first non-linear rule of `name`'s recursive component is,
- * for messages; empty when none is found.
+ * Where the first non-linear rule of these predicates is, for a refusal's span: the rule and
+ * the call that makes it non-linear (`path(y, z)` in `path(x, y) and path(y, z)`).
  */
-export function nonLinearWhere(
+export function nonLinearSite(
   program: Program,
-  keys: readonly PredicateKey[],
+  predicates: readonly PredicateKey[],
   members: ReadonlySet<PredicateKey>,
-): string {
-  const clause = nonLinearRule(program, keys, members);
-  return clause ? ` (${ruleLocation(program, clause)})` : "";
+): NonLinearSite | null {
+  const clause = nonLinearRule(program, predicates, members);
+  const call = clause?.body ? extraCall(clause.body, members, 0) : null;
+  return clause && call ? { clause, call } : null;
 }
 
-/** How the refusals of non-linear recursion end: where it is answered instead. */
-export const ITERATED = "; the central service answers it by iteration (docs/fixpoint.md)";
+/**
+ * The first call of `members` in `expr` that comes after `before` others in its conjunction
+ * (counted as `callsPerConjunction` counts: an `or` adds its largest side).
+ */
+function extraCall(expr: Expr, members: ReadonlySet<PredicateKey>, before: number): Call | null {
+  switch (expr.kind) {
+    case "call":
+      return before > 0 && members.has(predicateKey(expr.name.name, expr.args.length))
+        ? expr
+        : null;
+    case "and": {
+      let seen = before;
+      for (const operand of expr.operands) {
+        const found = extraCall(operand, members, seen);
+        if (found) return found;
+        seen += callsPerConjunction(operand, members);
+      }
+      return null;
+    }
+    case "or":
+      for (const operand of expr.operands) {
+        const found = extraCall(operand, members, before);
+        if (found) return found;
+      }
+      return null;
+    case "not":
+    case "compare":
+    case "in":
+    case "matches":
+    case "bool":
+      return null;
+    default: {
+      const _never: never = expr;
+      return _never;
+    }
+  }
+}

@@ -14,6 +14,7 @@ import type {
 } from "kysely";
 import { RawNode, SelectQueryNode } from "kysely";
 import type { Value } from "../core/value.js";
+import { isFixedBlock } from "../lower/fixed-rows.js";
 import { isSqlValue, type SqlValue } from "../lower/sql-value.js";
 import { termType } from "../plan/ir.js";
 import { staticValue } from "../plan/resolve/runtime.js";
@@ -107,6 +108,22 @@ function printerClass(Base: CompilerClass): PrinterClass {
       }
     }
 
+    protected override visitSelectQuery(node: SelectQueryNode): void {
+      // Rows of constants print the same text every time: write it once per node.
+      if (this.state.writing.kind === "parameters" || !isFixedBlock(node)) {
+        super.visitSelectQuery(node);
+        return;
+      }
+      const known = fixedTexts.get(node);
+      if (known !== undefined) {
+        this.append(known);
+        return;
+      }
+      const start = this.getSql().length;
+      super.visitSelectQuery(node);
+      fixedTexts.set(node, this.getSql().slice(start));
+    }
+
     protected override visitIdentifier(node: { readonly name: string }): void {
       if (BARE.test(node.name) && !this.state.callerNames.has(node.name)) this.append(node.name);
       else super.visitIdentifier(node);
@@ -136,12 +153,15 @@ declare class Hooks {
   protected getCurrentParameterPlaceholder(): string;
   protected compileList(nodes: readonly OperationNode[], separator?: string): void;
   protected visitIdentifier(node: { readonly name: string }): void;
+  protected visitSelectQuery(node: SelectQueryNode): void;
   protected visitWith(node: WithNode): void;
   protected visitCast(node: CastNode): void;
   protected visitNode(node: OperationNode): void;
 }
 
 const printers = new WeakMap<CompilerClass, PrinterClass>();
+/** The text of each fixed block once printed (src/lower/fixed-rows.ts). */
+const fixedTexts = new WeakMap<SelectQueryNode, string>();
 
 /**
  * Prints a lowered statement in `dialect`.

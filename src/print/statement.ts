@@ -15,12 +15,15 @@ import { factsFor } from "../plan/resolve/rows.js";
 import { conditionTerms } from "../plan/resolve/runtime.js";
 import { mergeKeyedScans } from "../plan/resolve/scans.js";
 import { mapBranch } from "../plan/rewrite.js";
+import type { SourceFile } from "../source/source.js";
 import type { Dialect } from "./dialect.js";
 import { postgres } from "./postgres.js";
 import { printTree, type ValueRuntime } from "./printer.js";
 import { fillTemplate, parameterTexts, type Template, templateOf } from "./template.js";
 
 export interface PrintOptions {
+  /** The policy's files: a refusal of the dialect points into them (its rule's span). */
+  readonly sources: readonly SourceFile[];
   /** The engine the statement is for; PostgreSQL by default. */
   readonly dialect?: Dialect;
   readonly central?: CentralFacts;
@@ -42,6 +45,9 @@ export interface Statement {
   readonly sql: string;
   readonly parameters: readonly string[];
 }
+
+/** What printing answers when central facts are incomplete: nothing to run. */
+const UNUSED_STATEMENT: Statement = { sql: "", parameters: [] };
 
 function systemNow(): bigint {
   return BigInt(Math.floor(Date.now() / 1000));
@@ -92,7 +98,8 @@ const MAX_RENDERABLE_ANSWERS = 20_000;
 /**
  * The statement for `plan` with this request's values.
  *
- *   printPlan(plan, bindings, new Map([["actor", ["17"]]]), { kind: "exists", column: "allowed" })
+ *   printPlan(plan, bindings, new Map([["actor", ["17"]]]), { kind: "exists", column: "allowed" },
+ *     { sources: program.sources })
  *   // { sql: "with\n  polar_c0(arg0) as not materialized (…)\n select exists (…) as allowed", parameters: [] }
  */
 export function printPlan(
@@ -100,13 +107,15 @@ export function printPlan(
   bindings: DataBindings,
   params: ReadonlyMap<string, readonly string[]>,
   shape: Shape,
-  options: PrintOptions = {},
+  options: PrintOptions,
 ): Statement {
   const dialect = options.dialect ?? postgres;
   const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
   const renderable = renderableIn(bindings, dialect);
   const facts = factRows(options.central ?? NO_CENTRAL_FACTS, options.contextFacts ?? []);
-  const lower = (): Lowered => {
+  // Null when some central lookup went unanswered: the caller loads it and asks again, so
+  // the statement would not be used (src/core/central-facts.ts).
+  const lower = (): Lowered | null => {
     const resolved = resolvePlan(plan, {
       ...runtime,
       facts,
@@ -115,15 +124,25 @@ export function printPlan(
       strictOutputs: shape.kind === "select",
       unionSafe: unionSafeIn(bindings, dialect),
     });
+    if (options.central?.complete?.() === false) return null;
     const scans = mergeKeyedScans(resolved, bindings);
-    return lowerStatement(scans.plan, plan.outputs, scans.bindings, shape, dialect);
+    return lowerStatement(
+      scans.plan,
+      plan.outputs,
+      scans.bindings,
+      shape,
+      dialect,
+      options.sources,
+    );
   };
   const writing = options.writing ?? "literals";
   const cacheable =
     options.cacheText !== false &&
     sameTextForEveryValue(plan, params, { facts, bindings, ...runtime }, renderable);
   if (!cacheable) {
-    const { node, callerNames } = lower();
+    const lowered = lower();
+    if (!lowered) return UNUSED_STATEMENT;
+    const { node, callerNames } = lowered;
     if (writing === "literals") {
       const { sql } = printTree(dialect, node, { kind: "literals", runtime }, callerNames);
       return { sql, parameters: [] };
@@ -149,7 +168,9 @@ export function printPlan(
   }
   let template = templates.get(key);
   if (template === undefined) {
-    const { node, callerNames } = lower();
+    const lowered = lower();
+    if (!lowered) return UNUSED_STATEMENT;
+    const { node, callerNames } = lowered;
     const kind = writing === "literals" ? "template" : "parameters";
     template = templateOf(writing, printTree(dialect, node, { kind }, callerNames));
     // A text printed while central lookups went unanswered may be wrong: use it, keep it not.
@@ -170,7 +191,7 @@ export function lowerPlan(
   bindings: DataBindings,
   params: ReadonlyMap<string, readonly string[]>,
   shape: Shape,
-  options: PrintOptions = {},
+  options: PrintOptions,
 ): { node: OperationNode; runtime: ValueRuntime } {
   const dialect = options.dialect ?? postgres;
   const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
@@ -183,7 +204,14 @@ export function lowerPlan(
     unionSafe: unionSafeIn(bindings, dialect),
   });
   const scans = mergeKeyedScans(resolved, bindings);
-  const { node } = lowerStatement(scans.plan, plan.outputs, scans.bindings, shape, dialect);
+  const { node } = lowerStatement(
+    scans.plan,
+    plan.outputs,
+    scans.bindings,
+    shape,
+    dialect,
+    options.sources,
+  );
   return { node, runtime };
 }
 

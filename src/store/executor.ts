@@ -6,6 +6,7 @@ import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { quoteIdentifier, quoteString } from "../print/postgres-literal.js";
 import { cachedEmptyImage, EMBEDDED_SETTINGS, keepEmptyImage } from "./pglite-setup.js";
+import { pgliteStatements } from "./pglite-statements.js";
 
 export interface SqlExecutor {
   /** One statement with `$n` parameters. */
@@ -96,9 +97,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<SqlExecut
   });
   if (!options.dataDir && options.cachedImage !== false && !image) await keepEmptyImage(db);
   const recurs = recurrenceFilter();
-  // The simple query protocol (`exec`) costs a third less than `query`'s extended one for
-  // these short PREPARE/EXECUTE texts, which carry no parameters of their own.
-  const statements = sessionStatements(async (sql) => (await db.exec(sql)).at(-1)?.rows ?? []);
+  const statements = pgliteStatements(db);
   const wrap = (runner: Pick<PGlite, "query">): SqlExecutor => ({
     async query<Row>(sql: string, params?: readonly unknown[]) {
       return (await runner.query<Row>(sql, params ? [...params] : undefined)).rows;

@@ -51,6 +51,12 @@ export interface StoreOptions {
   readonly pgliteSettings?: readonly string[];
   /** How long another instance's policy change may go unnoticed (ms); default 1000. */
   readonly policyRefreshMs?: number;
+  /**
+   * Follow other instances' writes by LISTEN/NOTIFY (default true). False, e.g. behind a
+   * connection pooler in transaction mode, which cannot LISTEN: every question reads the data
+   * version, and the policy is read again after `policyRefreshMs` or when `catchUp` asks.
+   */
+  readonly follow?: boolean;
 }
 
 interface ActivePolicy {
@@ -72,6 +78,12 @@ export interface FactStore {
   /** The checked active policy, or null when none was ever stored. */
   program(): Promise<Program | null>;
   dataVersion(): Promise<number>;
+  /**
+   * Makes sure a write that another instance acknowledged with this data version (the
+   * `OsoOffset` a client sends back) is seen here: reads the version, and the policy with it,
+   * when this instance has not yet heard of it. Read-your-writes across instances.
+   */
+  catchUp(version: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -85,7 +97,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FactStore> 
       });
   await migrate(db);
   const store = createStore(db, options.policyRefreshMs ?? 1000);
-  await store.follow();
+  if (options.follow !== false) await store.follow();
   return store;
 }
 
@@ -104,6 +116,8 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
   let following = false;
   let knownVersion: number | null = null;
   let policyStale = true;
+  // The data version when the policy was last read (for `catchUp` when not following).
+  let policyReadAt = -1;
 
   function learnVersion(version: number): void {
     if (knownVersion !== null && version <= knownVersion) return;
@@ -115,6 +129,7 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
     const fresh = following ? !policyStale : Date.now() - checkedAt < refreshMs;
     if (fresh) return active;
     policyStale = false; // before reading: a change noticed meanwhile reads again
+    policyReadAt = await storedVersion();
     const rows = await db.query<{ version: string; src: string; filename: string | null }>(
       `SELECT version, src, filename FROM ${POLICY_TABLE} ORDER BY version DESC LIMIT 1`,
     );
@@ -281,15 +296,33 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
     },
     async dataVersion() {
       if (following && knownVersion !== null) return knownVersion;
-      const rows = await db.query<{ value: string }>(
-        `SELECT value FROM ${META_TABLE} WHERE key = 'data_version'`,
-      );
-      const version = Number(rows[0]?.value ?? 0);
-      if (following) learnVersion(version);
-      return version;
+      return readVersion();
+    },
+    async catchUp(version) {
+      if (following) {
+        // Learning the version refreshes the policy and every cache keyed by the version.
+        if (knownVersion === null || version > knownVersion) await readVersion();
+        return;
+      }
+      // Not following, each question reads the data version already; only the policy lags.
+      if (version > policyReadAt) checkedAt = -Infinity;
     },
     close: () => db.close(),
   };
+
+  async function storedVersion(): Promise<number> {
+    const rows = await db.query<{ value: string }>(
+      `SELECT value FROM ${META_TABLE} WHERE key = 'data_version'`,
+    );
+    return Number(rows[0]?.value ?? 0);
+  }
+
+  /** The data version as stored, learned when following. */
+  async function readVersion(): Promise<number> {
+    const version = await storedVersion();
+    if (following) learnVersion(version);
+    return version;
+  }
 
   async function loadActiveFresh(): Promise<ActivePolicy | null> {
     checkedAt = -Infinity;

@@ -5,7 +5,6 @@
  * hold disappear (also through empty recursive CTEs and `NOT EXISTS`).
  */
 import type { Value } from "../../core/value.js";
-import { tick } from "../../source/diagnostic.js";
 import { PlanError } from "../errors.js";
 import {
   type Branch,
@@ -232,10 +231,12 @@ function resolveBranch(
     const value = output.kind === "any" ? null : staticValue(output, runtime);
     if (value && !runtime.renderable(value)) {
       if (!runtime.strictOutputs) return null;
-      throw new PlanError(
-        "P703",
-        `cannot write the ${tick(value.type)} value ${tick(value.id)} in SQL for its column type`,
-      );
+      throw new PlanError({
+        code: "P703",
+        kind: "unwritable-value",
+        type: value.type,
+        id: value.id,
+      });
     }
   }
   return finishRowSources({ ...branch, conditions }, rowSources, runtime);

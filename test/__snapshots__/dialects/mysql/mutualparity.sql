@@ -7,7 +7,7 @@ with recursive
  select exists (select 1 from polar_r0 as f0, polar_c2 as f1 where f0.s0 = 0 and f1.arg0 = cast('ada' as binary) and f1.arg1 = cast('lister' as binary) and f1.arg2 = f0.s2 union all select 1 from polar_r0 as f0, polar_c1 as f1, polar_c2 as f2 where f0.s0 = 0 and f1.arg0 = f0.s2 and f2.arg0 = cast('ada' as binary) and f2.arg1 = cast('reader' as binary) and f2.arg2 = f1.arg2 union all select 1 from polar_r0 as f0, polar_c2 as f1 where f0.s0 = 1 and f1.arg0 = cast('ada' as binary) and f1.arg1 = cast('reader' as binary) and f1.arg2 = f0.s2) as allowed;
 
 -- actions: refused
--- the mysql dialect cannot run this question: it reads recursive relations 19 times, and MariaDB plans more than 6 such reads in exponential time and memory (docs/dialects.md)
+-- policy.polar:6:3: the mysql dialect cannot run this question: it reads recursive relations 19 times (9 of them the recursion of `has_permission`), and MariaDB plans more than 6 such reads in exponential time and memory (docs/dialects.md)
 
 -- list
 t.id in (with recursive

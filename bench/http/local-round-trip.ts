@@ -1,0 +1,105 @@
+/**
+ * Round trip of the local endpoints over HTTP (issue 15, item 2): `polar-sql serve` in a child
+ * process holds the recursive dataset (bench/http/recursive.ts: 30,000 stored roles by default);
+ * one client sends `POST /api/authorize_query` one request at a time over a keep-alive
+ * connection, each with the same data bindings text (as the official client does) and a user
+ * that has not asked before, so every request reads that user's stored roles and prints a new
+ * statement. Prints p50/p90/p99 of the round trip. Target: p50 ≤ 1 ms.
+ *
+ *   npx tsx bench/http/local-round-trip.ts                 # 3,000 requests, in-memory PGlite
+ *   npx tsx bench/http/local-round-trip.ts --postgres      # store on DATABASE_URL
+ *   npx tsx bench/http/local-round-trip.ts --small --requests=500
+ */
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import { loadavg } from "node:os";
+import { RECURSIVE_BINDINGS, RECURSIVE_SCALES } from "./recursive.js";
+import { serverStore, startServer } from "./server-process.js";
+
+const small = process.argv.includes("--small");
+const onPostgres = process.argv.includes("--postgres");
+const REQUESTS = Number(
+  process.argv.find((a) => a.startsWith("--requests="))?.slice("--requests=".length) ?? 3000,
+);
+const scale = RECURSIVE_SCALES[small ? "small" : "default"];
+
+function post(agent: http.Agent, url: URL, apiKey: string, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const request = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: "POST",
+        path: "/api/authorize_query",
+        agent,
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          authorization: `Bearer ${apiKey}`,
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          if (response.statusCode !== 200) {
+            reject(new Error(`${response.statusCode} ${Buffer.concat(chunks).toString()}`));
+          } else resolve(performance.now() - started);
+        });
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+const body = (user: number, document: number) =>
+  JSON.stringify({
+    query: {
+      actor_type: "User",
+      actor_id: String(user),
+      action: "read",
+      resource_type: "Document",
+      resource_id: String(document),
+      context_facts: [],
+    },
+    data_bindings: RECURSIVE_BINDINGS,
+  });
+
+const apiKey = randomBytes(16).toString("hex");
+const server = await startServer({
+  apiKey,
+  data: "recursive",
+  scale: small ? "small" : "default",
+  databaseUrl: onPostgres ? await serverStore("bench_local_rt") : null,
+});
+try {
+  const url = new URL(server.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  // Warm-up: the plan and the bindings are made once (users past those timed below).
+  for (let i = 0; i < 200; i++) {
+    await post(agent, url, apiKey, body(scale.users - 1 - i, (i * 7919) % scale.documents));
+  }
+  const times: number[] = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    // A user that has not asked yet (while the dataset has that many), a varying document.
+    const user = i % (scale.users - 200);
+    times.push(await post(agent, url, apiKey, body(user, (i * 104729) % scale.documents)));
+  }
+  agent.destroy();
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.floor(q * (times.length - 1))]!.toFixed(2);
+  console.log(
+    `authorize_query round trip, ${REQUESTS} requests one at a time, a new user each, ` +
+      `${onPostgres ? "PostgreSQL server" : "in-memory PGlite"}, ${scale.users * 3} stored roles; ` +
+      `load ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
+  );
+  console.log("| p50 ms | p90 ms | p99 ms |");
+  console.log("| ---: | ---: | ---: |");
+  console.log(`| ${at(0.5)} | ${at(0.9)} | ${at(0.99)} |`);
+} finally {
+  await server.stop();
+}

@@ -1,0 +1,236 @@
+/**
+ * The refusals of the stages after checking (planning, lowering, evaluation, the store's
+ * iteration) as one coded union, and their messages in one table. A throw site names the
+ * problem and its data; `describeProblem` is the only place that writes the text. Each variant
+ * fixes its code (src/source/diagnostic.ts), so a code cannot drift from its problem.
+ * docs/architecture.md#errors says how a problem becomes a `Diagnostic` with a span.
+ */
+import { tick } from "./diagnostic.js";
+
+export type Problem =
+  // ---- P601: the question itself is malformed (no span: it is not in the policy)
+  | { readonly code: "P601"; readonly kind: "unconstrained-variable"; readonly variable: string }
+  | { readonly code: "P601"; readonly kind: "missing-predicate" }
+  | {
+      readonly code: "P601";
+      readonly kind: "unknown-predicate";
+      readonly name: string;
+      readonly arity: number;
+      /** Arities the predicate has, for the hint. */
+      readonly arities: readonly string[];
+    }
+  | { readonly code: "P601"; readonly kind: "empty-type"; readonly variable: string }
+  | { readonly code: "P601"; readonly kind: "abstract-type"; readonly type: string }
+  | { readonly code: "P601"; readonly kind: "empty-id"; readonly variable: string }
+  | { readonly code: "P601"; readonly kind: "invalid-integer"; readonly id: string }
+  | { readonly code: "P601"; readonly kind: "invalid-boolean"; readonly id: string }
+  | { readonly code: "P601"; readonly kind: "incomplete-value"; readonly role: string }
+  | { readonly code: "P601"; readonly kind: "empty-resource-type" }
+  | {
+      readonly code: "P601";
+      readonly kind: "invalid-request";
+      /** The field, dotted (`query.actor_id`); empty for the body itself. */
+      readonly path: string;
+      readonly reason: string;
+    }
+  | {
+      readonly code: "P601";
+      readonly kind: "unknown-dialect";
+      readonly name: string;
+      /** The allowed names as the message lists them. */
+      readonly allowed: string;
+    }
+  | { readonly code: "P601"; readonly kind: "invalid-context-fact"; readonly reason: string }
+  | { readonly code: "P601"; readonly kind: "context-fact-nul"; readonly predicate: string }
+  // ---- P602: an answer that holds for unboundedly many values
+  | {
+      readonly code: "P602";
+      readonly kind: "unbounded";
+      /** `not`, or the operator or atom kind that reads the value. */
+      readonly operator: string;
+      readonly variable: string;
+      /** The rule it occurs in, null for the question; absent when the evaluator cannot say. */
+      readonly rule?: string | null;
+    }
+  | {
+      readonly code: "P602";
+      readonly kind: "unbounded-head";
+      readonly rule: string;
+      readonly variable: string;
+    }
+  | { readonly code: "P602"; readonly kind: "negation-cycle"; readonly predicate: string }
+  | { readonly code: "P602"; readonly kind: "negation-through-itself" }
+  // ---- P702: SQL needs a type nothing determines
+  | {
+      readonly code: "P702";
+      readonly kind: "unknown-type";
+      readonly variable: string;
+      /** The rule, null for the question. */
+      readonly rule: string | null;
+    }
+  | { readonly code: "P702"; readonly kind: "type-needed"; readonly position: number }
+  | {
+      readonly code: "P702";
+      readonly kind: "type-combinations";
+      readonly predicate: string;
+      readonly combinations: number;
+    }
+  // ---- P703: a policy shape the SQL path cannot compile
+  | { readonly code: "P703"; readonly kind: "nonlinear"; readonly predicate: string }
+  | {
+      readonly code: "P703";
+      readonly kind: "nonlinear-mutual";
+      readonly predicate: string;
+      readonly members: readonly string[];
+    }
+  | {
+      readonly code: "P703";
+      readonly kind: "recursion-arguments";
+      readonly predicate: string;
+      readonly mutual: boolean;
+    }
+  | { readonly code: "P703"; readonly kind: "recursion-through-any"; readonly predicate: string }
+  | { readonly code: "P703"; readonly kind: "call-reads-any"; readonly predicate: string }
+  | {
+      readonly code: "P703";
+      readonly kind: "unwritable-value";
+      readonly type: string;
+      readonly id: string;
+    }
+  | {
+      readonly code: "P703";
+      readonly kind: "dialect-recursive-reads";
+      readonly dialect: string;
+      /** Reads of recursive CTEs in the whole statement, and the most of one of them. */
+      readonly reads: number;
+      readonly max: number;
+      readonly predicate: string;
+      readonly predicateReads: number;
+    }
+  | {
+      readonly code: "P703";
+      readonly kind: "dialect-step-reads-itself";
+      readonly dialect: string;
+      readonly predicate: string;
+    }
+  | { readonly code: "P703"; readonly kind: "store-recursion-any"; readonly predicate: string }
+  // ---- P712: the store's iteration ran out of budget
+  | {
+      readonly code: "P712";
+      readonly kind: "fixpoint-rounds";
+      readonly predicates: readonly string[];
+      readonly rounds: number;
+    }
+  | {
+      readonly code: "P712";
+      readonly kind: "fixpoint-rows";
+      readonly predicates: readonly string[];
+      readonly rows: number;
+    };
+
+export type ProblemKind = Problem["kind"];
+
+/** How the refusals of non-linear recursion end: where it is answered instead. */
+const ITERATED = "; the central service answers it by iteration (docs/fixpoint.md)";
+
+const CTE_CANNOT_FOLLOW =
+  "its recursive calls use arguments in ways one recursive CTE cannot follow";
+
+/**
+ * The one-line message of a problem: lowercase, no trailing period, names in backticks.
+ *
+ *   describeProblem({ code: "P703", kind: "nonlinear", predicate: "path" })
+ *   // "cannot compile a rule for `path` that calls `path` recursively more than once in …"
+ */
+export function describeProblem(problem: Problem): string {
+  switch (problem.kind) {
+    case "unconstrained-variable":
+      return `variable ${tick(problem.variable)} has no constraint`;
+    case "missing-predicate":
+      return "a query needs a predicate name";
+    case "unknown-predicate": {
+      const known = [...new Set(problem.arities)].sort();
+      const hint = known.length
+        ? `; ${tick(problem.name)} takes ${known.join(" or ")} arguments`
+        : "";
+      return `unknown predicate ${tick(`${problem.name}/${problem.arity}`)}${hint}`;
+    }
+    case "empty-type":
+      return `variable ${tick(problem.variable)} needs a non-empty type`;
+    case "abstract-type":
+      return `query variables need a concrete type, not ${tick(problem.type)}`;
+    case "empty-id":
+      return `variable ${tick(problem.variable)} has an empty id`;
+    case "invalid-integer":
+      return `${tick("Integer")} id ${tick(problem.id)} is not a 64-bit integer`;
+    case "invalid-boolean":
+      return `${tick("Boolean")} id ${tick(problem.id)} is not \`true\` or \`false\``;
+    case "incomplete-value":
+      return `the ${problem.role} needs a non-empty type and id`;
+    case "empty-resource-type":
+      return "the resource type must be non-empty";
+    case "invalid-request":
+      return `invalid request: ${problem.path ? `${tick(problem.path)}: ` : ""}${problem.reason}`;
+    case "unknown-dialect":
+      return `unknown dialect ${tick(problem.name)}; use one of ${problem.allowed}`;
+    case "invalid-context-fact":
+      return `context fact: ${problem.reason}`;
+    case "context-fact-nul":
+      return `context fact: ${tick(problem.predicate)} has an argument with a NUL character, which PostgreSQL text cannot hold`;
+    case "unbounded":
+      return `cannot evaluate ${tick(problem.operator)} over an unbounded value of ${tick(problem.variable)}${ruleContext(problem.rule)}`;
+    case "unbounded-head":
+      return `cannot evaluate a rule for ${tick(problem.rule)} over an unbounded value of ${tick(problem.variable)}, which appears more than once in its head`;
+    case "negation-cycle":
+      return `cannot evaluate \`not\` over ${tick(problem.predicate)}: negation cycle`;
+    case "negation-through-itself":
+      return "cannot evaluate `not` over a predicate that depends on itself through it";
+    case "unknown-type":
+      return `cannot infer the type of ${tick(problem.variable)}${ruleContext(problem.rule)}; add \`${problem.variable} matches T\``;
+    case "type-needed":
+      return `argument ${problem.position + 1} needs a type`;
+    case "type-combinations":
+      return `cannot infer the argument types of a call to ${tick(problem.predicate)} (${problem.combinations} combinations); add \`x matches T\` for its variables`;
+    case "nonlinear":
+      return `cannot compile a rule for ${tick(problem.predicate)} that calls ${tick(problem.predicate)} recursively more than once in one conjunction${ITERATED}`;
+    case "nonlinear-mutual":
+      return `cannot compile a rule for ${tick(problem.predicate)} that calls the mutual recursion of ${problem.members.map(tick).join(", ")} more than once in one conjunction${ITERATED}`;
+    case "recursion-arguments":
+      return `cannot compile the ${problem.mutual ? "mutual " : ""}recursion of ${tick(problem.predicate)}: ${CTE_CANNOT_FOLLOW}`;
+    case "recursion-through-any":
+      return `cannot compile the recursion of ${tick(problem.predicate)} through a rule that holds for every value of an argument`;
+    case "call-reads-any":
+      return `cannot compile a call of ${tick(problem.predicate)} whose answer holds for every value of an argument that other conditions use`;
+    case "unwritable-value":
+      return `cannot write the ${tick(problem.type)} value ${tick(problem.id)} in SQL for its column type`;
+    case "dialect-recursive-reads":
+      return (
+        `the ${problem.dialect} dialect cannot run this question: it reads recursive relations ` +
+        `${problem.reads} times (${problem.predicateReads} of them the recursion of ` +
+        `${tick(problem.predicate)}), and MariaDB plans more than ${problem.max} such reads in ` +
+        "exponential time and memory (docs/dialects.md)"
+      );
+    case "dialect-step-reads-itself":
+      return (
+        `the ${problem.dialect} dialect cannot express a step of the recursion of ` +
+        `${tick(problem.predicate)} whose negation or list membership reads the recursive ` +
+        "relation itself"
+      );
+    case "store-recursion-any":
+      return `cannot compute the recursion of ${tick(problem.predicate)} in the store: a rule holds for every value of an argument`;
+    case "fixpoint-rounds":
+      return `the recursion of ${problem.predicates.map(tick).join(", ")} did not reach its fixpoint within ${problem.rounds} rounds`;
+    case "fixpoint-rows":
+      return `the recursion of ${problem.predicates.map(tick).join(", ")} holds more than ${problem.rows} rows`;
+    default: {
+      const _never: never = problem;
+      return _never;
+    }
+  }
+}
+
+/** ` in a rule for `has_role``, ` in the query`, or nothing when the rule is not known. */
+function ruleContext(rule: string | null | undefined): string {
+  if (rule === undefined) return "";
+  return rule === null ? " in the query" : ` in a rule for ${tick(rule)}`;
+}
