@@ -160,6 +160,13 @@ describe("budgets name the limit, its value and the setting", () => {
       { length: k },
       (_, i) => `(has_relation(d, "a${i}", u) or has_relation(d, "b${i}", u))`,
     ).join(" and ")};\n`;
+  /** Each `or` binds `x<i>`, read after it: still multiplied out, 2^k branches. */
+  const flowingOrPolicy = (k: number) =>
+    `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
+      { length: k },
+      (_, i) =>
+        `x${i} matches User and (has_relation(d, "a${i}", x${i}) or has_relation(d, "b${i}", x${i})) and has_relation(d, "c${i}", x${i})`,
+    ).join(" and ")} and has_relation(d, "owner", u);\n`;
   const authorize = (service: PolarService) =>
     service.authorize({
       actor_type: "User",
@@ -169,8 +176,27 @@ describe("budgets name the limit, its value and the setting", () => {
       resource_id: "d",
     });
 
+  it("14 conjuncts `(x or y)` over bound variables: planned whole, right answers under a small branches limit", async () => {
+    const service = await serviceWith(orPolicy(14), { limits: { branches: 100 } });
+    const facts = (skip: number) =>
+      Array.from({ length: 14 }, (_, i) => i).flatMap((i) =>
+        i === skip
+          ? []
+          : [
+              {
+                predicate: "has_relation",
+                args: [doc("d"), { type: "String", id: `${i % 2 ? "a" : "b"}${i}` }, user("ada")],
+              },
+            ],
+      );
+    await service.batch([{ inserts: facts(5) }]);
+    expect((await authorize(service)).body).toEqual({ allowed: false });
+    await service.batch([{ inserts: facts(-1) }]);
+    expect((await authorize(service)).body).toEqual({ allowed: true });
+  });
+
   it("branches after expanding `or`: 422 over the limit; a small expansion answers", async () => {
-    const refused = await serviceWith(orPolicy(14), { limits: { branches: 1000 } });
+    const refused = await serviceWith(flowingOrPolicy(14), { limits: { branches: 1000 } });
     const { status, message } = await refusal(authorize(refused));
     expect(status).toBe(422);
     expect(message).toContain("1000 branches");
@@ -186,7 +212,7 @@ describe("budgets name the limit, its value and the setting", () => {
   });
 
   it("planner steps: 422 naming `--max-plan-steps`", async () => {
-    const service = await serviceWith(orPolicy(6), { limits: { planSteps: 50 } });
+    const service = await serviceWith(flowingOrPolicy(6), { limits: { planSteps: 50 } });
     const { status, message } = await refusal(authorize(service));
     expect(status).toBe(422);
     expect(message).toMatch(/limit of 50 planner steps .*`--max-plan-steps`/);
@@ -195,7 +221,7 @@ describe("budgets name the limit, its value and the setting", () => {
   it("the per-request deadline: 422 naming `--request-timeout-ms`, then the service answers again", async () => {
     // Planning this policy takes tens of seconds; the deadline leaves the two policy posts
     // (checked in a worker within it) room on a loaded machine.
-    const service = await serviceWith(orPolicy(16), {
+    const service = await serviceWith(flowingOrPolicy(16), {
       limits: { requestMs: 1000, branches: 1_000_000, planSteps: 100_000_000 },
     });
     const { status, message } = await refusal(authorize(service));

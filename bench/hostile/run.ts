@@ -49,6 +49,13 @@ const orPolicy = (k: number) =>
     { length: k },
     (_, i) => `(has_relation(d, "a${i}", u) or has_relation(d, "b${i}", u))`,
   ).join(" and ")};\n`;
+/** Each `or` binds `x<i>`, read after it: still multiplied out (docs/limits.md). */
+const flowingOrPolicy = (k: number) =>
+  `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
+    { length: k },
+    (_, i) =>
+      `x${i} matches User and (has_relation(d, "a${i}", x${i}) or has_relation(d, "b${i}", x${i})) and has_relation(d, "c${i}", x${i})`,
+  ).join(" and ")} and has_relation(d, "owner", u);\n`;
 const manyRules = (n: number) =>
   `${BASE}${Array.from({ length: n }, (_, i) => `has_role(u: User, "viewer", d: Doc) if has_relation(d, "r${i}", u);`).join("\n")}\n`;
 const chain = (n: number) =>
@@ -129,6 +136,13 @@ const CASES: readonly Case[] = [
   {
     name: "authorize under (x or y) and ... x14",
     policy: orPolicy(14),
+    method: "POST",
+    path: "/api/authorize",
+    body: () => JSON.stringify(docQuestion),
+  },
+  {
+    name: "authorize under (x or y) and ... x14, each binding a variable read after it",
+    policy: flowingOrPolicy(14),
     method: "POST",
     path: "/api/authorize",
     body: () => JSON.stringify(docQuestion),

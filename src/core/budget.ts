@@ -51,6 +51,11 @@ export function spendPlanStep(): void {
   }
 }
 
+/** The planner steps counted so far by the work running under `withBudget` (0 outside it). */
+export function planStepsSpent(): number {
+  return running?.planSteps ?? 0;
+}
+
 /** Refuses a union of more than the budget's branches. */
 export function checkBranches(count: number): void {
   if (running && count > running.budget.branches) {

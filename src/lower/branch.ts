@@ -107,8 +107,9 @@ export function conditionNode(
     case "in":
       return memberNode(lowering, condition, known);
     case "not_exists":
+    case "exists":
       return unary(
-        "not exists",
+        condition.kind === "exists" ? "exists" : "not exists",
         union(
           condition.branches.map((b) => branchNode(lowering, b, [constant(1)], { known })),
           true,

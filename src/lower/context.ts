@@ -5,7 +5,7 @@
  * filter whose column text mentions an alias, every alias gets the prefix too.
  */
 import type { DataBindings } from "../bindings/types.js";
-import type { Branch, PlanOutput } from "../plan/ir.js";
+import { type Branch, isSubquery, type PlanOutput } from "../plan/ir.js";
 import type { ResolvedPlan } from "../plan/resolve/resolve.js";
 import type { SourceFile } from "../source/source.js";
 import type { LoweringRules } from "./rules.js";
@@ -91,7 +91,7 @@ function usedBindings(plan: ResolvedPlan): number[] {
       }
     }
     for (const condition of branch.conditions) {
-      if (condition.kind === "not_exists") condition.branches.forEach(visit);
+      if (isSubquery(condition)) condition.branches.forEach(visit);
     }
   };
   for (const cte of plan.ctes) if (cte) [...cte.seeds, ...cte.steps].forEach(visit);

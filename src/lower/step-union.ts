@@ -185,6 +185,7 @@ function stepParts(
         else kept.push(condition);
         break;
       case "not_exists":
+      case "exists":
         if (condition.branches.some((b) => mentionsSelf(b, self))) unsupported(lowering, cte);
         kept.push(condition);
         break;

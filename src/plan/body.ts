@@ -8,7 +8,7 @@ import { termValue } from "../check/facts.js";
 import type { Clause } from "../check/program.js";
 import { checkBranches, spendPlanStep } from "../core/budget.js";
 import { compareValues } from "../core/value.js";
-import type { Term as AstTerm, Call, Compare, Expr, In, Not } from "../polar/ast.js";
+import type { Term as AstTerm, Call, Compare, Expr, In, Not, Or } from "../polar/ast.js";
 import { flattenAnd } from "../polar/expr.js";
 import { planCall } from "./call.js";
 import { constrainByComparisons, typeByComparisons } from "./comparisons.js";
@@ -22,7 +22,16 @@ import {
   UnboundError,
 } from "./errors.js";
 import { variableName } from "./head.js";
-import { type Branch, literal, type Term, termsEqual, termType } from "./ir.js";
+import {
+  type Branch,
+  type Condition,
+  isSubquery,
+  literal,
+  type SourceRef,
+  type Term,
+  termsEqual,
+  termType,
+} from "./ir.js";
 import {
   addConditions,
   bindVariable,
@@ -39,10 +48,14 @@ export type Resolved =
   | { readonly kind: "variable"; readonly name: string }
   | { readonly kind: "term"; readonly term: Term };
 
-/** What a body is planned in: the clause (for messages) and the outer variables of each `not`. */
+/**
+ * What a body is planned in: the clause (for messages) and the outer variables of each `not`
+ * and each `or`.
+ */
 export interface Scope {
   readonly clause: Clause | null;
   readonly outerOfNot: ReadonlyMap<Not, ReadonlySet<string>>;
+  readonly outerOfOr: ReadonlyMap<Or, ReadonlySet<string>>;
   /** How often each named variable occurs in the clause (head included). */
   readonly occurrences: ReadonlyMap<string, number>;
 }
@@ -58,8 +71,7 @@ export function planBody(
   state: State,
   body: Expr,
 ): State[] {
-  const { outerOfNot, occurrences } = analyseVariables(clause, body);
-  const scope: Scope = { clause, outerOfNot, occurrences };
+  const scope: Scope = { clause, ...analyseVariables(clause, body) };
   const typed = constrainByComparisons(planner, state, body);
   return typed ? planExpr(planner, scope, typed, body) : [];
 }
@@ -152,7 +164,7 @@ function planConjunction(
   for (const { atom, index } of ranked) {
     let results: State[];
     try {
-      results = planAtom(planner, scope, state, atom);
+      results = planAtom(planner, scope, state, atom, atoms.length === 1);
     } catch (error) {
       const retriable = atom.kind === "call" || atom.kind === "or" || atom.kind === "and";
       if (!(error instanceof RetriableError) || !retriable) throw error;
@@ -187,7 +199,14 @@ export function resolveTerm(planner: Planner, state: State, term: AstTerm): Reso
   }
 }
 
-function planAtom(planner: Planner, scope: Scope, state: State, atom: Expr): State[] {
+/** The states in which `atom` holds; `last`: nothing else of its conjunction is left to plan. */
+function planAtom(
+  planner: Planner,
+  scope: Scope,
+  state: State,
+  atom: Expr,
+  last: boolean,
+): State[] {
   const program = planner.program;
   switch (atom.kind) {
     case "bool":
@@ -206,11 +225,8 @@ function planAtom(planner: Planner, scope: Scope, state: State, atom: Expr): Sta
       return planIn(planner, state, atom);
     case "not":
       return planNot(planner, scope, state, atom);
-    case "or": {
-      const states = atom.operands.flatMap((operand) => planExpr(planner, scope, state, operand));
-      checkBranches(states.length);
-      return states;
-    }
+    case "or":
+      return planOr(planner, scope, state, atom, last);
     case "and":
       return planConjunction(planner, scope, state, atom.operands.flatMap(flattenAnd));
     case "call":
@@ -324,4 +340,54 @@ function planNot(planner: Planner, scope: Scope, state: State, atom: Not): State
     outputs: [],
   }));
   return [addConditions(state, [{ kind: "not_exists", branches }])];
+}
+
+/**
+ * `E1 or E2 …`: one state per branch of the operands (the union is multiplied out with the
+ * rest of the conjunction), or, when the rest of the conjunction is still to be planned and
+ * every variable the `or` shares with the rest of the rule is already bound, one state with
+ * an `EXISTS` over the operands' branches. Multiplying out k such `or`s would give 2^k
+ * branches (docs/limits.md, "branches"); kept whole, each is planned once.
+ */
+function planOr(planner: Planner, scope: Scope, state: State, atom: Or, last: boolean): State[] {
+  const shared = scope.outerOfOr.get(atom);
+  const whole =
+    !last &&
+    scope.clause !== null &&
+    shared !== undefined &&
+    [...shared].every((name) => slotOf(state, name).term !== null);
+  if (!whole) {
+    const states = atom.operands.flatMap((operand) => planExpr(planner, scope, state, operand));
+    checkBranches(states.length);
+    return states;
+  }
+  const inner: State = { ...state, sources: [], conditions: [] };
+  const states = atom.operands.flatMap((operand) => planExpr(planner, scope, inner, operand));
+  checkBranches(states.length);
+  if (states.length === 0) return [];
+  if (states.some((s) => s.sources.length === 0 && s.conditions.length === 0)) return [state];
+  // A recursive reference must stay at the top of its CTE's step: multiplied out.
+  if (states.some((s) => readsSelf(s.sources, s.conditions))) {
+    return states.map((s) =>
+      addConditions(
+        { ...state, sources: [...state.sources, ...s.sources], vars: s.vars, links: s.links },
+        s.conditions,
+      ),
+    );
+  }
+  const branches: Branch[] = states.map((s) => ({
+    sources: s.sources,
+    conditions: s.conditions,
+    outputs: [],
+  }));
+  return [addConditions(state, [{ kind: "exists", branches }])];
+}
+
+function readsSelf(sources: readonly SourceRef[], conditions: readonly Condition[]): boolean {
+  return (
+    sources.some((ref) => ref.source.kind === "recref") ||
+    conditions.some(
+      (c) => isSubquery(c) && c.branches.some((b) => readsSelf(b.sources, b.conditions)),
+    )
+  );
 }

@@ -4,6 +4,7 @@
  * recursive instance is not inlined but read through a `reccall` source; its free columns
  * need one concrete type each, so calls of recursive predicates are split per candidate type.
  */
+import { spendPlanStep } from "../core/budget.js";
 import type { Resolved } from "./body.js";
 import {
   type Adornment,
@@ -66,6 +67,8 @@ export function planCall(
     case "flat": {
       const states: State[] = [];
       for (const branch of plan.branches) {
+        // Each inlined branch is work: a plan that copies many branches spends many steps.
+        spendPlanStep();
         const copy = instantiate(branch, () => freshAlias(planner), actual);
         let next: State | null = addConditions(addSources(state, copy.sources), copy.conditions);
         const anyVariables = new Map<string, string>();

@@ -35,6 +35,7 @@ import {
   type Branch,
   type Condition,
   column,
+  isSubquery,
   type Output,
   type RecursiveCallSource,
   type RecursiveCte,
@@ -74,14 +75,14 @@ const MAX_NESTED_CTES = 64;
 
 export type RecursivePlan = Extract<InstancePlan, { kind: "recursive" }>;
 
-/** Every branch with its `reccall` sources (also inside `not_exists`) replaced by CTE reads. */
+/** Every branch with its `reccall` sources (also inside `[not_]exists`) replaced by CTE reads. */
 export function expandBranches(expansion: Expansion, branches: readonly Branch[]): Branch[] {
   return branches.flatMap((branch) => expandBranch(expansion, branch));
 }
 
 function expandBranch(expansion: Expansion, branch: Branch): Branch[] {
   const conditions = branch.conditions.map((condition) =>
-    condition.kind === "not_exists"
+    isSubquery(condition)
       ? { ...condition, branches: expandBranches(expansion, condition.branches) }
       : condition,
   );
@@ -121,6 +122,7 @@ function prefixOf(expansion: Expansion, branch: Branch, skip: number): Prefix {
       case "in":
         return inside(condition.term) && condition.values.every(inside);
       case "not_exists":
+      case "exists":
         return false;
       default: {
         const _never: never = condition;

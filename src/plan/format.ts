@@ -43,7 +43,7 @@ function formatSource(source: Source): string {
     case "binding":
       return `binding#${source.binding}${source.facts ? "+facts" : ""}${source.rows ? `+${source.rows.length} rows` : ""}`;
     case "facts":
-      return `facts ${source.predicate}(${source.types.map((t) => t ?? "*").join(", ")})`;
+      return `facts ${source.predicates.join("|")}(${source.types.map((t) => t ?? "*").join(", ")})`;
     case "param":
       return `param $${source.name}: ${source.type}`;
     case "values":
@@ -67,7 +67,8 @@ function formatCondition(condition: Condition, indent: string): string {
     case "in":
       return `${formatTerm(condition.term)} in (${condition.values.map(formatTerm).join(", ")})`;
     case "not_exists":
-      return `not exists (${condition.branches
+    case "exists":
+      return `${condition.kind === "exists" ? "exists" : "not exists"} (${condition.branches
         .map((b) => `\n${indent}    ${formatBranch(b, `${indent}    `)}`)
         .join("")})`;
     default: {

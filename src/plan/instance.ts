@@ -247,7 +247,7 @@ function withFacts(
           alias: ref.alias,
           source: {
             ...(ref.source as BindingSource),
-            facts: { predicate: source.predicate, types },
+            facts: { predicate: source.predicates[0]!, types },
           },
         },
       ],
@@ -327,7 +327,7 @@ function factBranch(
     outputs.push(input ?? term);
   });
   return {
-    sources: [{ alias, source: { kind: "facts", predicate: name, types: [...types] } }],
+    sources: [{ alias, source: { kind: "facts", predicates: [name], types: [...types] } }],
     conditions,
     outputs,
   };

@@ -101,13 +101,15 @@ export interface BindingSource {
   readonly rows?: readonly (readonly Value[])[];
 }
 /**
- * Central and context facts of `predicate` whose arguments have exactly these types (null:
- * any type, for an argument nothing reads); inlined as VALUES (or folded) when printed.
- * Columns `argN`.
+ * Central and context facts of any of `predicates` whose arguments have exactly these types
+ * (null: any type, for an argument nothing reads); inlined as VALUES (or folded) when
+ * printed. Columns `argN`. Several predicates: a chain of rules `c0(x) if c1(x); c1(x) if …`
+ * reads the stored facts of every link in one source, not one branch per link
+ * (src/plan/merge.ts).
  */
 export interface FactsSource {
   readonly kind: "facts";
-  readonly predicate: string;
+  readonly predicates: readonly string[];
   readonly types: readonly (string | null)[];
 }
 /**
@@ -167,13 +169,22 @@ export interface InCondition {
   readonly term: Term;
   readonly values: readonly Term[];
 }
-/** `NOT EXISTS (branch UNION ALL …)`, correlated through the outer aliases it mentions. */
-export interface NotExistsCondition {
-  readonly kind: "not_exists";
+/**
+ * `NOT EXISTS (branch UNION ALL …)` (a `not`) or `EXISTS (branch UNION ALL …)` (an `or` kept
+ * whole because every variable it shares with the rest of the rule is bound before it:
+ * docs/limits.md, "branches"), correlated through the outer aliases it mentions.
+ */
+export interface SubqueryCondition {
+  readonly kind: "not_exists" | "exists";
   readonly branches: readonly Branch[];
 }
 
-export type Condition = CompareCondition | InCondition | NotExistsCondition;
+export type Condition = CompareCondition | InCondition | SubqueryCondition;
+
+/** Whether a condition holds a nested union of branches (`EXISTS` or `NOT EXISTS`). */
+export function isSubquery(condition: Condition): condition is SubqueryCondition {
+  return condition.kind === "exists" || condition.kind === "not_exists";
+}
 
 export interface Branch {
   readonly sources: readonly SourceRef[];

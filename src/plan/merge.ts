@@ -1,9 +1,19 @@
 /**
  * Merges branches that differ only in the literal one condition compares with
  * (`f2.arg1 = 'member'` and `f2.arg1 = 'admin'`) into one branch with `IN ('member', 'admin')`.
- * Role hierarchies produce many such branches; one index probe serves them all.
+ * Role hierarchies produce many such branches; one index probe serves them all. Branches that
+ * differ only in the predicates of a facts source become one source of all those predicates
+ * (a chain of n rules would otherwise carry n fact branches up every link: n² work).
  */
-import type { Branch, Condition, LiteralTerm, Term } from "./ir.js";
+import {
+  type Branch,
+  type Condition,
+  type FactsSource,
+  isSubquery,
+  type LiteralTerm,
+  type SourceRef,
+  type Term,
+} from "./ir.js";
 import { branchAliases, mapBranch } from "./rewrite.js";
 
 interface Slot {
@@ -29,17 +39,24 @@ function literalSlot(condition: Condition): Slot | null {
 
 interface Keyed {
   readonly branch: Branch;
+  /**
+   * The branch with the aliases it declares renamed in order of appearance: branches of one
+   * `[NOT] EXISTS` declare different aliases for the same shape.
+   */
+  readonly shape: Branch;
   readonly sources: string;
   readonly conditions: readonly string[];
   readonly outputs: string;
 }
 
 function keyed(branch: Branch): Keyed {
+  const shape = canonicalAliases(branch, "\u0000");
   return {
     branch,
-    sources: JSON.stringify(branch.sources),
-    conditions: branch.conditions.map((c) => JSON.stringify(c)),
-    outputs: JSON.stringify(branch.outputs),
+    shape,
+    sources: JSON.stringify(shape.sources),
+    conditions: shape.conditions.map((c) => JSON.stringify(c)),
+    outputs: JSON.stringify(shape.outputs),
   };
 }
 
@@ -63,7 +80,7 @@ function mergePass(entries: readonly Keyed[]): Keyed[] | null {
   for (let c = 0; c < width; c++) {
     const groups = new Map<string, number[]>();
     current.forEach((entry, i) => {
-      const condition = entry.branch.conditions[c];
+      const condition = entry.shape.conditions[c];
       const slot = condition && literalSlot(condition);
       if (!slot) return;
       const key = keyWithout(entry, c, slot.subject);
@@ -111,16 +128,66 @@ function mergePass(entries: readonly Keyed[]): Keyed[] | null {
  */
 export function mergeBranches(branches: readonly Branch[]): Branch[] {
   let current = branches.map((branch) => keyed(mergeNested(branch)));
-  for (let merged = mergePass(current); merged; merged = mergePass(current)) current = merged;
+  const pass = (entries: readonly Keyed[]) => mergePass(entries) ?? mergeFactsPass(entries);
+  for (let merged = pass(current); merged; merged = pass(current)) current = merged;
   return current.map((entry) => entry.branch);
 }
 
+/**
+ * One pass over every source position, merging each group of branches that differ only in
+ * the predicates of the facts source there.
+ */
+function mergeFactsPass(entries: readonly Keyed[]): Keyed[] | null {
+  let changed = false;
+  let current = [...entries];
+  const width = Math.max(0, ...current.map((e) => e.shape.sources.length));
+  for (let s = 0; s < width; s++) {
+    const groups = new Map<string, number[]>();
+    current.forEach((entry, i) => {
+      const ref = entry.shape.sources[s];
+      if (ref?.source.kind !== "facts") return;
+      const sources = entry.shape.sources.map((r, k) =>
+        k === s ? { alias: r.alias, types: (r.source as FactsSource).types } : r,
+      );
+      const key = `${JSON.stringify(sources)}|${entry.conditions.join(",")}|${entry.outputs}`;
+      const group = groups.get(key);
+      if (group) group.push(i);
+      else groups.set(key, [i]);
+    });
+    const dropped = new Set<number>();
+    const replaced = new Map<number, Keyed>();
+    for (const group of groups.values()) {
+      if (group.length < 2) continue;
+      changed = true;
+      const predicates = new Set<string>();
+      for (const i of group) {
+        for (const p of (current[i]!.branch.sources[s]!.source as FactsSource).predicates) {
+          predicates.add(p);
+        }
+        if (i !== group[0]) dropped.add(i);
+      }
+      const first = current[group[0]!]!.branch;
+      const ref = first.sources[s]!;
+      const merged: SourceRef = {
+        alias: ref.alias,
+        source: { ...(ref.source as FactsSource), predicates: [...predicates] },
+      };
+      const sources = first.sources.map((r, k) => (k === s ? merged : r));
+      replaced.set(group[0]!, keyed({ ...first, sources }));
+    }
+    if (dropped.size > 0) {
+      current = current.flatMap((entry, i) => (dropped.has(i) ? [] : [replaced.get(i) ?? entry]));
+    }
+  }
+  return changed ? current : null;
+}
+
 function mergeNested(branch: Branch): Branch {
-  if (!branch.conditions.some((c) => c.kind === "not_exists")) return branch;
+  if (!branch.conditions.some(isSubquery)) return branch;
   return {
     ...branch,
     conditions: branch.conditions.map((c) =>
-      c.kind === "not_exists" ? { ...c, branches: mergeBranches(c.branches) } : c,
+      isSubquery(c) ? { ...c, branches: mergeBranches(c.branches) } : c,
     ),
   };
 }

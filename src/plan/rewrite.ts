@@ -3,7 +3,16 @@
  * branch goes through `mapBranch`, so nested `not_exists` branches and the arguments of
  * recursive calls are never forgotten.
  */
-import type { Branch, ColumnTerm, Condition, Output, Source, SourceRef, Term } from "./ir.js";
+import {
+  type Branch,
+  type ColumnTerm,
+  type Condition,
+  isSubquery,
+  type Output,
+  type Source,
+  type SourceRef,
+  type Term,
+} from "./ir.js";
 
 export interface BranchMapper {
   /** The new name of a source alias (applied to sources and to column terms). */
@@ -55,6 +64,7 @@ function mapCondition(condition: Condition, mapper: BranchMapper): Condition {
         values: condition.values.map((value) => mapTerm(value, mapper)),
       };
     case "not_exists":
+    case "exists":
       return { ...condition, branches: condition.branches.map((b) => mapBranch(b, mapper)) };
     default: {
       const _never: never = condition;
@@ -68,7 +78,7 @@ function mapSourceRef(ref: SourceRef, mapper: BranchMapper): SourceRef {
 }
 
 /**
- * The branch with every alias and term mapped, nested `not_exists` branches included.
+ * The branch with every alias and term mapped, nested `[not_]exists` branches included.
  *
  *   mapBranch(branch, { alias: (a) => `x_${a}`, term: (t) => t }) // renames every alias
  */
@@ -84,7 +94,7 @@ export function mapBranch(branch: Branch, mapper: BranchMapper): Branch {
 export function branchAliases(branch: Branch, out: string[] = []): string[] {
   for (const ref of branch.sources) out.push(ref.alias);
   for (const condition of branch.conditions) {
-    if (condition.kind === "not_exists") {
+    if (isSubquery(condition)) {
       for (const inner of condition.branches) branchAliases(inner, out);
     }
   }

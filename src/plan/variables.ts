@@ -1,19 +1,22 @@
 /**
  * Variable occurrences in a clause: how often each name occurs, and which variables of each
- * `not` also occur outside it (those must be bound before the `not` is planned).
+ * `not` and each `or` also occur outside it (a `not` is planned once those are bound; an `or`
+ * whose shared variables are bound can be kept whole, src/plan/body.ts).
  */
 import type { Clause } from "../check/program.js";
-import type { Term as AstTerm, Expr, Not } from "../polar/ast.js";
+import type { Term as AstTerm, Expr, Not, Or } from "../polar/ast.js";
+
+export interface VariableUse {
+  readonly outerOfNot: Map<Not, Set<string>>;
+  readonly outerOfOr: Map<Or, Set<string>>;
+  readonly occurrences: Map<string, number>;
+}
 
 /**
- * Occurrence counts of the clause's variables, and for each `not E`: the variables of `E`
- * that also occur outside it (head included). They must be bound before `E` is planned; the
- * others are local to `E`.
+ * Occurrence counts of the clause's variables, and for each `not E` and each `E1 or E2`: the
+ * variables that also occur outside it (head included). The others are local to it.
  */
-export function analyseVariables(
-  clause: Clause | null,
-  body: Expr,
-): { outerOfNot: Map<Not, Set<string>>; occurrences: Map<string, number> } {
+export function analyseVariables(clause: Clause | null, body: Expr): VariableUse {
   const total = new Map<string, number>();
   const count = (name: string, into: Map<string, number>) => {
     if (name !== "_") into.set(name, (into.get(name) ?? 0) + 1);
@@ -23,30 +26,37 @@ export function analyseVariables(
     else if (param.kind === "variable") count(param.name, total);
   }
   const nots: Not[] = [];
-  walkVariables(body, (name) => count(name, total), nots);
-  const result = new Map<Not, Set<string>>();
-  for (const not of nots) {
+  const ors: Or[] = [];
+  walkVariables(body, (name) => count(name, total), nots, ors);
+  const outerOf = (expr: Expr) => {
     const inside = new Map<string, number>();
-    walkVariables(not.operand, (name) => count(name, inside), []);
+    walkVariables(expr, (name) => count(name, inside), [], []);
     const outer = new Set<string>();
     for (const [name, n] of inside) if ((total.get(name) ?? 0) > n) outer.add(name);
-    result.set(not, outer);
-  }
-  return { outerOfNot: result, occurrences: total };
+    return outer;
+  };
+  return {
+    outerOfNot: new Map(nots.map((not) => [not, outerOf(not.operand)])),
+    outerOfOr: new Map(ors.map((or) => [or, outerOf(or)])),
+    occurrences: total,
+  };
 }
 
-function walkVariables(expr: Expr, visit: (name: string) => void, nots: Not[]): void {
+function walkVariables(expr: Expr, visit: (name: string) => void, nots: Not[], ors: Or[]): void {
   const term = (t: AstTerm) => {
     if (t.kind === "variable") visit(t.name);
   };
   switch (expr.kind) {
     case "or":
+      ors.push(expr);
+      for (const operand of expr.operands) walkVariables(operand, visit, nots, ors);
+      return;
     case "and":
-      for (const operand of expr.operands) walkVariables(operand, visit, nots);
+      for (const operand of expr.operands) walkVariables(operand, visit, nots, ors);
       return;
     case "not":
       nots.push(expr);
-      walkVariables(expr.operand, visit, nots);
+      walkVariables(expr.operand, visit, nots, ors);
       return;
     case "call":
       expr.args.forEach(term);

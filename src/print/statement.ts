@@ -8,7 +8,7 @@ import type { OperationNode } from "kysely";
 import type { DataBindings } from "../bindings/types.js";
 import { type GroundFact, isPrimitiveType, type Value } from "../core/value.js";
 import { type Lowered, lowerStatement, type Shape } from "../lower/lower.js";
-import type { Branch, Plan, SourceRef, Term } from "../plan/ir.js";
+import { type Branch, isSubquery, type Plan, type SourceRef, type Term } from "../plan/ir.js";
 import { type CentralFacts, factRows, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import { resolvePlan } from "../plan/resolve/resolve.js";
 import { factsFor } from "../plan/resolve/rows.js";
@@ -281,7 +281,7 @@ function readsOf(plan: Plan): ValueReads | null {
       }
     }
     for (const condition of branch.conditions) {
-      if (condition.kind === "not_exists") {
+      if (isSubquery(condition)) {
         if (!condition.branches.every(shapeOnly)) return false;
         continue;
       }

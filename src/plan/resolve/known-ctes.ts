@@ -10,7 +10,7 @@
  * left to the database.
  */
 import { compareValues, type Value, valueKey, valuesEqual } from "../../core/value.js";
-import type { Branch, Condition, RecursiveCte, Term } from "../ir.js";
+import { type Branch, type Condition, isSubquery, type RecursiveCte, type Term } from "../ir.js";
 import { staticValue } from "./runtime.js";
 
 /** Rows a CTE may always have computed; above, only as many as its inputs hold. */
@@ -75,7 +75,7 @@ export function knownRows(cte: RecursiveCte, runtime: Runtime): Value[][] | null
 function readsKnownRows(branch: Branch): boolean {
   return (
     branch.sources.every((ref) => ref.source.kind === "values") &&
-    branch.conditions.every((c) => c.kind !== "not_exists" || c.branches.every(readsKnownRows)) &&
+    branch.conditions.every((c) => !isSubquery(c) || c.branches.every(readsKnownRows)) &&
     branch.outputs.every((output) => output.kind !== "any" && output.kind !== "null")
   );
 }
@@ -187,6 +187,7 @@ function bound(condition: Condition, binding: Binding): boolean {
         (t) => t.kind !== "column" || binding.has(t.alias),
       );
     case "not_exists":
+    case "exists":
       return false;
     default: {
       const _never: never = condition;
@@ -210,15 +211,16 @@ function holds(condition: Condition, binding: Binding, runtime: Runtime, budget:
         return value !== null && valuesEqual(term, value);
       });
     }
-    case "not_exists": {
+    case "not_exists":
+    case "exists": {
       let found = false;
       for (const inner of condition.branches) {
         solve(inner, binding, runtime, budget, () => {
           found = true;
         });
-        if (found) return false;
+        if (found) break;
       }
-      return true;
+      return found === (condition.kind === "exists");
     }
     default: {
       const _never: never = condition;

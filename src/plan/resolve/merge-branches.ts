@@ -111,6 +111,7 @@ function valueCondition(
         ? null
         : { term: condition.term, values: condition.values };
     case "not_exists":
+    case "exists":
       return null;
     default: {
       const _never: never = condition;

@@ -6,7 +6,15 @@
  */
 import type { Value } from "../../core/value.js";
 import { PlanError } from "../errors.js";
-import type { Branch, Condition, Plan, RecursiveCte, Term, ValuesSource } from "../ir.js";
+import {
+  type Branch,
+  type Condition,
+  isSubquery,
+  type Plan,
+  type RecursiveCte,
+  type Term,
+  type ValuesSource,
+} from "../ir.js";
 import { knownRows } from "./known-ctes.js";
 import { mergeValueBranches } from "./merge-branches.js";
 import {
@@ -74,7 +82,7 @@ function withKnownCtes(branch: Branch, known: ReadonlyMap<number, ValuesSource>)
     return rows ? { alias: ref.alias, source: rows } : ref;
   });
   const conditions = branch.conditions.map((condition) =>
-    condition.kind === "not_exists"
+    isSubquery(condition)
       ? { ...condition, branches: condition.branches.map((b) => withKnownCtes(b, known)) }
       : condition,
   );
@@ -174,10 +182,16 @@ function resolveBranch(
   }
   const conditions: Condition[] = [];
   for (const condition of branch.conditions) {
-    if (condition.kind === "not_exists") {
+    if (isSubquery(condition)) {
       const inner = resolveBranches(condition.branches, runtime, dead);
-      if (inner.some((b) => b.sources.length === 0 && b.conditions.length === 0)) return null;
-      if (inner.length > 0) conditions.push({ kind: "not_exists", branches: inner });
+      const always = inner.some((b) => b.sources.length === 0 && b.conditions.length === 0);
+      if (condition.kind === "not_exists") {
+        if (always) return null;
+        if (inner.length > 0) conditions.push({ kind: "not_exists", branches: inner });
+      } else {
+        if (inner.length === 0) return null;
+        if (!always) conditions.push({ kind: "exists", branches: inner });
+      }
       continue;
     }
     const parts = conditionTerms(condition)!;

@@ -69,7 +69,12 @@ export function factsFor(branch: Branch, ref: SourceRef, runtime: FactsRuntime) 
   if (runtime.facts === NO_FACT_ROWS) return [];
   if (source.kind === "facts") {
     const pattern = factPattern(branch, ref.alias, source.types.length, runtime);
-    return runtime.facts(source.predicate, source.types, pattern);
+    if (source.predicates.length === 1) {
+      return runtime.facts(source.predicates[0]!, source.types, pattern);
+    }
+    return source.predicates.flatMap((predicate) =>
+      runtime.facts(predicate, source.types, pattern),
+    );
   }
   if (source.kind !== "binding" || !source.facts) return [];
   const slots = runtime.bindings.bindings[source.binding]!.slots;

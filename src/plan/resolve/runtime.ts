@@ -66,6 +66,7 @@ export function conditionTerms(
         test: ([element, ...values]) => values.some((v) => valuesEqual(element!, v)),
       };
     case "not_exists":
+    case "exists":
       return null;
     default: {
       const _never: never = condition;

@@ -9,7 +9,7 @@
  * Runs on a resolved plan: a scan that also reads central or context rows stays as it is.
  */
 import type { Binding, DataBindings } from "../../bindings/types.js";
-import { argColumn, type Branch, type SourceRef, type Term } from "../ir.js";
+import { argColumn, type Branch, isSubquery, type SourceRef, type Term } from "../ir.js";
 import { mapBranch } from "../rewrite.js";
 import type { ResolvedPlan } from "./resolve.js";
 
@@ -63,13 +63,11 @@ function bindingAt(state: Merged, index: number): Binding {
 
 function mergeBranch(branch: Branch, state: Merged): Branch {
   let current = branch;
-  if (branch.conditions.some((c) => c.kind === "not_exists")) {
+  if (branch.conditions.some(isSubquery)) {
     current = {
       ...branch,
       conditions: branch.conditions.map((c) =>
-        c.kind === "not_exists"
-          ? { ...c, branches: c.branches.map((b) => mergeBranch(b, state)) }
-          : c,
+        isSubquery(c) ? { ...c, branches: c.branches.map((b) => mergeBranch(b, state)) } : c,
       ),
     };
   }

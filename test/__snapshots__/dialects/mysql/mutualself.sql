@@ -6,7 +6,7 @@ with recursive
  select exists (select 1 from polar_r0 as f0, polar_c1 as f1 where f0.s0 in (0, 1) and f1.arg0 = cast('ada' as binary) and f1.arg1 = cast('reader' as binary) and f1.arg2 = f0.s2) as allowed;
 
 -- actions: refused
--- policy.polar:6:3: the mysql dialect cannot run this question: it reads recursive relations 9 times (3 of them the recursion of `has_permission`), and MariaDB plans more than 6 such reads in exponential time and memory (docs/dialects.md)
+-- policy.polar:8:3: the mysql dialect cannot run this question: it reads recursive relations 8 times (3 of them the recursion of `has_role`), and MariaDB plans more than 6 such reads in exponential time and memory (docs/dialects.md)
 
 -- list
 t.id in (with recursive
