@@ -38,7 +38,7 @@ const AUTHORIZE_RATES = [1000, 2000];
 
 const phases = quick
   ? { warmup: 1, authorize: 2, authorizeQuery: 2, mixed: 3 }
-  : { warmup: 3, authorize: 6, authorizeQuery: 6, mixed: 14 };
+  : { warmup: 8, authorize: 6, authorizeQuery: 6, mixed: 14 };
 
 function row(name: string, s: DriveSummary): string {
   return `| ${name} | ${s.requestsPerSecond} | ${s.p50Ms} | ${s.p99Ms} | ${s.maxMs} | ${s.errors} | ${s.non2xx} |`;
