@@ -86,11 +86,24 @@ export function renderableIn(bindings: DataBindings, dialect: Dialect): (value: 
  * values are, and ids without `sql_types` that the dialect compares untyped.
  */
 function unionSafeIn(bindings: DataBindings, dialect: Dialect): (value: Value) => boolean {
-  return (value) =>
-    isPrimitiveType(value.type) ||
-    bindings.sqlTypes.has(value.type) ||
-    (dialect.comparesUntyped?.(value.id) ?? false);
+  // One function per bindings and dialect: splitting rows keeps its work per function.
+  let byDialect = unionSafeCache.get(bindings);
+  if (!byDialect) {
+    byDialect = new Map();
+    unionSafeCache.set(bindings, byDialect);
+  }
+  let test = byDialect.get(dialect.name);
+  if (!test) {
+    test = (value) =>
+      isPrimitiveType(value.type) ||
+      bindings.sqlTypes.has(value.type) ||
+      (dialect.comparesUntyped?.(value.id) ?? false);
+    byDialect.set(dialect.name, test);
+  }
+  return test;
 }
+
+const unionSafeCache = new WeakMap<DataBindings, Map<string, (value: Value) => boolean>>();
 
 const renderableCache = new WeakMap<DataBindings, Map<string, (value: Value) => boolean>>();
 const MAX_RENDERABLE_ANSWERS = 20_000;

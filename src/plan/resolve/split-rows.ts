@@ -22,14 +22,15 @@ export function splitBindingRows(
 ): Branch[] {
   if (!unionSafe) return [branch];
   const index = branch.sources.findIndex(
-    (ref) => ref.source.kind === "binding" && ref.source.rows?.some((row) => !row.every(unionSafe)),
+    (ref) =>
+      ref.source.kind === "binding" &&
+      ref.source.rows !== undefined &&
+      partition(ref.source.rows, unionSafe).apart.length > 0,
   );
   if (index < 0) return [branch];
   const ref = branch.sources[index]!;
   const source = ref.source as BindingSource;
-  const rows = source.rows!;
-  const kept = rows.filter((row) => row.every(unionSafe));
-  const apart = rows.filter((row) => !row.every(unionSafe));
+  const { kept, apart } = partition(source.rows!, unionSafe);
   const { rows: _rows, ...plain } = source;
   const withKept: SourceRef = {
     alias: ref.alias,
@@ -53,3 +54,33 @@ export function splitBindingRows(
     ...splitBindingRows(replaced(withApart), bindings, unionSafe),
   ];
 }
+
+type Rows = readonly (readonly Value[])[];
+
+/**
+ * The rows a union can hold and the others, kept per rows array and test: central rows recur
+ * in every request (the same array per data version), and so does the test for a bindings
+ * object and dialect.
+ */
+function partition(rows: Rows, unionSafe: (value: Value) => boolean) {
+  let byTest = partitions.get(rows);
+  if (!byTest) {
+    byTest = new WeakMap();
+    partitions.set(rows, byTest);
+  }
+  let parts = byTest.get(unionSafe);
+  if (!parts) {
+    const kept: (readonly Value[])[] = [];
+    const apart: (readonly Value[])[] = [];
+    for (const row of rows) (row.every(unionSafe) ? kept : apart).push(row);
+    // A part equal to the whole is the same array, so what is kept per array stays kept.
+    parts = { kept: apart.length === 0 ? rows : kept, apart };
+    byTest.set(unionSafe, parts);
+  }
+  return parts;
+}
+
+const partitions = new WeakMap<
+  Rows,
+  WeakMap<(value: Value) => boolean, { kept: Rows; apart: Rows }>
+>();
