@@ -1,6 +1,9 @@
 /**
  * Round trip of the local endpoints over HTTP (issue 15, item 2): `polar-sql serve` in a child
- * process holds the recursive dataset (bench/http/recursive.ts: 30,000 stored roles by default);
+ * process stores the roles of the recursive dataset (bench/http/recursive.ts: 30,000 by default)
+ * while folders and documents are the application's (bound); `--all-stored` stores every fact
+ * too, so each statement also inlines the stored rows of the bound relations (3,000 folder
+ * parents: ~75 KB of SQL);
  * one client sends `POST /api/authorize_query` one request at a time over a keep-alive
  * connection, each with the same data bindings text (as the official client does) and a user
  * that has not asked before, so every request reads that user's stored roles and prints a new
@@ -18,6 +21,7 @@ import { serverStore, startServer } from "./server-process.js";
 
 const small = process.argv.includes("--small");
 const onPostgres = process.argv.includes("--postgres");
+const allStored = process.argv.includes("--all-stored");
 const REQUESTS = Number(
   process.argv.find((a) => a.startsWith("--requests="))?.slice("--requests=".length) ?? 3000,
 );
@@ -73,6 +77,7 @@ const server = await startServer({
   data: "recursive",
   scale: small ? "small" : "default",
   databaseUrl: onPostgres ? await serverStore("bench_local_rt") : null,
+  stored: allStored ? "all" : "roles",
 });
 try {
   const url = new URL(server.url);
@@ -92,7 +97,8 @@ try {
   const at = (q: number) => times[Math.floor(q * (times.length - 1))]!.toFixed(2);
   console.log(
     `authorize_query round trip, ${REQUESTS} requests one at a time, a new user each, ` +
-      `${onPostgres ? "PostgreSQL server" : "in-memory PGlite"}, ${scale.users * 3} stored roles; ` +
+      `${onPostgres ? "PostgreSQL server" : "in-memory PGlite"}, ${scale.users * 3} stored roles` +
+      `${allStored ? " and every other fact" : " only"}; ` +
       `load ${loadavg()
         .map((l) => l.toFixed(1))
         .join(" ")}`,

@@ -15,7 +15,13 @@ import { datasetFromEnv } from "./fixture.js";
 
 const factsFile = join(tmpdir(), `polar-sql-bench-facts-${process.pid}.json`);
 const dataset = datasetFromEnv();
-await writeFile(factsFile, JSON.stringify(dataset.facts()));
+// BENCH_STORED=roles: the service stores only the roles (the usual split for local
+// authorization: relations live in the application's tables, roles in the service).
+const stored =
+  process.env.BENCH_STORED === "roles"
+    ? dataset.facts().filter((fact) => fact.predicate === "has_role")
+    : dataset.facts();
+await writeFile(factsFile, JSON.stringify(stored));
 try {
   const storage = process.env.BENCH_DATABASE_URL
     ? ["--database-url", process.env.BENCH_DATABASE_URL]

@@ -25,6 +25,8 @@ export interface ServerOptions {
   readonly scale: string;
   /** A PostgreSQL URL for the store (see `serverStore`); null for in-memory PGlite. */
   readonly databaseUrl: string | null;
+  /** `roles`: the service stores only the dataset's roles (BENCH_STORED of serve.ts). */
+  readonly stored?: "all" | "roles";
 }
 
 /**
@@ -50,6 +52,7 @@ export function startServer(options: ServerOptions): Promise<ServerProcess> {
       POLAR_SQL_API_KEYS: options.apiKey,
       BENCH_SCALE: options.scale,
       BENCH_DATA: options.data,
+      BENCH_STORED: options.stored ?? "all",
       ...(options.databaseUrl && { BENCH_DATABASE_URL: options.databaseUrl }),
     },
     stdio: ["ignore", "pipe", "inherit"],
