@@ -9,7 +9,7 @@
  * that has not asked before, so every request reads that user's stored roles and prints a new
  * statement. Prints p50/p90/p99 of the round trip. Target: p50 ≤ 1 ms.
  *
- *   npx tsx bench/http/local-round-trip.ts                 # 3,000 requests, in-memory PGlite
+ *   npx tsx bench/http/local-round-trip.ts                 # 2,000 users warm up, 8,000 timed
  *   npx tsx bench/http/local-round-trip.ts --postgres      # store on DATABASE_URL
  *   npx tsx bench/http/local-round-trip.ts --small --requests=500
  */
@@ -22,10 +22,13 @@ import { serverStore, startServer } from "./server-process.js";
 const small = process.argv.includes("--small");
 const onPostgres = process.argv.includes("--postgres");
 const allStored = process.argv.includes("--all-stored");
-const REQUESTS = Number(
-  process.argv.find((a) => a.startsWith("--requests="))?.slice("--requests=".length) ?? 3000,
-);
 const scale = RECURSIVE_SCALES[small ? "small" : "default"];
+/** Warm-up requests (JIT, plans, prepared statements), each by a user never timed. */
+const WARM_UP = Math.floor(scale.users / 5);
+const REQUESTS = Number(
+  process.argv.find((a) => a.startsWith("--requests="))?.slice("--requests=".length) ??
+    scale.users - WARM_UP,
+);
 
 function post(agent: http.Agent, url: URL, apiKey: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -82,14 +85,14 @@ const server = await startServer({
 try {
   const url = new URL(server.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  // Warm-up: the plan and the bindings are made once (users past those timed below).
-  for (let i = 0; i < 200; i++) {
+  // Warm-up: the plan, the bindings and the JIT settle (users past those timed below).
+  for (let i = 0; i < WARM_UP; i++) {
     await post(agent, url, apiKey, body(scale.users - 1 - i, (i * 7919) % scale.documents));
   }
   const times: number[] = [];
   for (let i = 0; i < REQUESTS; i++) {
     // A user that has not asked yet (while the dataset has that many), a varying document.
-    const user = i % (scale.users - 200);
+    const user = i % (scale.users - WARM_UP);
     times.push(await post(agent, url, apiKey, body(user, (i * 104729) % scale.documents)));
   }
   agent.destroy();
