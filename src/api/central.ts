@@ -198,7 +198,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
   }
   const answers = settings.answerCache === false ? null : createAnswerCache(settings.answerCache);
   let shapesAt = -1;
-  let bindings = storeBindings([]);
+  let bindings = storeBindings([], store.dialect);
   let bindingsShapes = "[]";
   let central: CentralFacts = NO_CENTRAL_FACTS;
   let secret: Buffer | null = null;
@@ -225,7 +225,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       // Plans are kept per bindings object: a write that adds no shape keeps them all.
       const shapesKey = JSON.stringify(shapes.map((shape) => [shape.predicate, shape.types]));
       if (shapesKey !== bindingsShapes) {
-        bindings = storeBindings(shapes);
+        bindings = storeBindings(shapes, store.dialect);
         bindingsShapes = shapesKey;
       }
       // Without zero-argument facts there are no central facts: printing then skips every
@@ -261,6 +261,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         const many = ids > MAX_BOUND_IDS;
         const printed = localStatement(program, bindings, asked, {
           ...clock,
+          dialect: store.dialect,
           central,
           writing: many ? "literals" : "parameters",
           ...(many && { cacheText: false }),
@@ -270,12 +271,18 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     } catch (error) {
       // Recursion one statement cannot express: iterate it in the store (src/fixpoint).
       if (!(error instanceof PlanError) || error.code !== "P703") throw error;
-      const options = { ...clock, central, writing: "parameters" } as const;
+      const options = {
+        ...clock,
+        dialect: store.dialect,
+        central,
+        writing: "parameters",
+      } as const;
       const asked = question(program, bindings);
       const rows = await answerByIteration<Row>(
         store.db,
         {
           program,
+          dialect: store.dialect,
           bindings,
           shapes: await readShapes(store.db),
           central,
@@ -299,8 +306,11 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
   }
 
   async function allowed(query: AuthorizeBody): Promise<boolean> {
-    const [row] = await run<{ allowed: boolean }>((program) => authorizeQuestion(program, query));
-    return row?.allowed === true;
+    const [row] = await run<{ allowed: boolean | number }>((program) =>
+      authorizeQuestion(program, query),
+    );
+    // SQLite answers 1 for true (src/print/sqlite.ts).
+    return row?.allowed === true || row?.allowed === 1;
   }
 
   const service: Omit<PolarService, keyof CompatEndpoints> = {
@@ -497,8 +507,9 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         let expanded: Record<string, string | null>[] = [{}];
         for (const variable of variables) {
           const value = row[found.names[variable]!];
-          const ids = query.constraints[variable]!.ids;
-          const options = value === null || value === undefined ? (ids ?? [null]) : [wireId(value)];
+          const { type, ids } = query.constraints[variable]!;
+          const options =
+            value === null || value === undefined ? (ids ?? [null]) : [wireId(value, type)];
           expanded = expanded.flatMap((partial) =>
             options.map((id) => ({ ...partial, [variable]: id })),
           );
@@ -745,9 +756,11 @@ function selectMode(variables: readonly string[]) {
   return { mode: "select", query_vars_to_output_column_names: names } as const;
 }
 
-/** SQL results back to wire ids: integers and booleans as their text. */
-function wireId(value: unknown): string {
-  return typeof value === "boolean" ? (value ? "true" : "false") : String(value);
+/** SQL results back to wire ids: integers and booleans as their text (SQLite's are 1/0). */
+function wireId(value: unknown, type: string): string {
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (type === "Boolean" && (value === 1 || value === 0)) return value === 1 ? "true" : "false";
+  return String(value);
 }
 
 /** Every endpoint that takes a body refuses one with more strings than `limit` first. */

@@ -14,6 +14,7 @@ import { type PredicateKey, type Program, predicateKey } from "../check/program.
 import type { GroundFact } from "../core/value.js";
 import { at, PlanError } from "../plan/errors.js";
 import type { CentralFacts } from "../plan/resolve/central-facts.js";
+import type { Dialect } from "../print/dialect.js";
 import { printPlan, type Statement } from "../print/statement.js";
 import type { SqlExecutor } from "../store/executor.js";
 import type { FactShape } from "../store/facts.js";
@@ -30,6 +31,7 @@ import { type FamilyPlans, planFamily, type ShapedPlan } from "./plan.js";
 import {
   closeRound,
   createTables,
+  dropTables,
   type FamilyTables,
   familyTables,
   insertAnswers,
@@ -54,6 +56,8 @@ export class FixpointBudgetError extends PlanError {
 
 export interface IterationInput {
   readonly program: Program;
+  /** The store's dialect: the iteration's statements are printed for it. */
+  readonly dialect: Dialect;
   /** The fact table as data bindings, and its shapes (store/bindings.ts). */
   readonly bindings: DataBindings;
   readonly shapes: readonly FactShape[];
@@ -116,9 +120,9 @@ function prepareWith(input: IterationInput, chosen: readonly Family[], ask: Ask)
       )
       .map((s) => ({ predicate: predicateKey(s.predicate, s.types.length), types: s.types }));
     const program = iterationProgram(input.program, family, done);
-    const plans = planFamily(program, family, tables, base, stored);
+    const plans = planFamily(input.dialect, program, family, tables, base, stored);
     for (const shape of plans.shapes) {
-      base.push(tableBinding(tables.full, shape, splitKey(shape.predicate).name));
+      base.push(tableBinding(input.dialect, tables.full, shape, splitKey(shape.predicate).name));
     }
     for (const key of family.predicates) done.add(key);
     families.push({ family, tables, plans });
@@ -136,6 +140,7 @@ function printed(input: IterationInput, plans: FamilyPlans, shaped: ShapedPlan):
     { kind: "select", names },
     {
       sources: input.program.sources,
+      dialect: input.dialect,
       central: input.central,
       contextFacts: input.contextFacts,
       writing: "parameters",
@@ -159,23 +164,23 @@ export async function answerByIteration<Row>(
   const budget = input.budget ?? DEFAULT_FIXPOINT_BUDGET;
   return db.transaction(async (tx) => {
     for (const { family, tables, plans } of prepared.families) {
-      for (const sql of createTables(tables)) await tx.query(sql);
+      for (const sql of createTables(input.dialect, tables)) await tx.query(sql);
       const run = async (list: readonly ShapedPlan[]) => {
         for (const shaped of list) {
           const { sql, parameters } = printed(input, plans, shaped);
-          await tx.query(insertAnswers(tables, shaped.shape, sql), [...parameters]);
+          await tx.query(insertAnswers(input.dialect, tables, shaped.shape, sql), [...parameters]);
         }
       };
       for (const key of family.predicates) {
-        const { sql, params } = insertStoredFacts(tables, FACT_TABLE, key);
+        const { sql, params } = insertStoredFacts(input.dialect, tables, FACT_TABLE, key);
         await tx.query(sql, params);
       }
       await run(plans.exits);
       let rows = 0;
       for (let round = 0; ; round++) {
-        for (const sql of closeRound(tables)) await tx.query(sql);
+        for (const sql of closeRound(input.dialect, tables)) await tx.query(sql);
         const [counted] = await tx.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM ${tables.delta}`,
+          `SELECT CAST(count(*) AS integer) AS n FROM ${tables.delta}`,
         );
         const added = counted?.n ?? 0;
         rows += added;
@@ -198,6 +203,10 @@ export async function answerByIteration<Row>(
       }
     }
     const { sql, parameters } = prepared.statement;
-    return tx.query<Row>(sql, [...parameters]);
+    const rows = await tx.query<Row>(sql, [...parameters]);
+    for (const { tables } of prepared.families) {
+      for (const sql of dropTables(input.dialect, tables)) await tx.query(sql);
+    }
+    return rows;
   });
 }

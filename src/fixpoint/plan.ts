@@ -16,6 +16,7 @@ import { simplifyBranches } from "../plan/merge.js";
 import { createPlanner } from "../plan/plan.js";
 import { EMPTY_STATE, outputOf } from "../plan/state.js";
 import type { Call } from "../polar/ast.js";
+import type { Dialect } from "../print/dialect.js";
 import type { Span } from "../source/source.js";
 import { deltaName, exitName, type Family, splitKey, stepName } from "./families.js";
 import { type FamilyTables, type RowShape, tableBinding } from "./tables.js";
@@ -106,6 +107,7 @@ function relationPlans(
  * starting from the shapes of its stored facts.
  */
 export function planFamily(
+  dialect: Dialect,
   program: Program,
   family: Family,
   tables: FamilyTables,
@@ -118,9 +120,11 @@ export function planFamily(
     const bindings: DataBindings = {
       bindings: [
         ...base,
-        ...known.map((shape) => tableBinding(tables.full, shape, splitKey(shape.predicate).name)),
         ...known.map((shape) =>
-          tableBinding(tables.delta, shape, deltaName(splitKey(shape.predicate).name)),
+          tableBinding(dialect, tables.full, shape, splitKey(shape.predicate).name),
+        ),
+        ...known.map((shape) =>
+          tableBinding(dialect, tables.delta, shape, deltaName(splitKey(shape.predicate).name)),
         ),
       ],
       sqlTypes: new Map(),

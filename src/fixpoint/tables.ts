@@ -9,11 +9,11 @@ import type { OperationNode } from "kysely";
 import type { Binding } from "../bindings/types.js";
 import type { PredicateKey } from "../check/program.js";
 import type { Value } from "../core/value.js";
-import { binary, cast, columnRef, conjunction, select, table } from "../lower/nodes.js";
+import { binary, columnRef, conjunction, select, table } from "../lower/nodes.js";
 import { valueNode } from "../lower/sql-value.js";
-import { postgres } from "../print/postgres.js";
-import { quoteString } from "../print/postgres-literal.js";
+import type { Dialect } from "../print/dialect.js";
 import { printTree } from "../print/printer.js";
+import { storedArgument } from "../store/bindings.js";
 import { splitKey } from "./families.js";
 
 /** Argument types of rows of one predicate of a family. */
@@ -46,21 +46,32 @@ export function rowColumns(tables: FamilyTables): string[] {
   return columns;
 }
 
-/** The statements creating the three tables (inside the caller's transaction). */
-export function createTables(tables: FamilyTables): string[] {
+function sqliteStore(dialect: Dialect): boolean {
+  return dialect.name === "sqlite";
+}
+
+/**
+ * The statements creating the three tables (inside the caller's transaction). PostgreSQL
+ * drops them at commit; SQLite, which cannot, drops them in `dropTables`.
+ */
+export function createTables(dialect: Dialect, tables: FamilyTables): string[] {
   const columns = rowColumns(tables)
     .map((c) => `${c} text NOT NULL DEFAULT ''`)
     .join(", ");
-  return [tables.full, tables.delta, tables.next].map(
-    (name) => `CREATE TEMPORARY TABLE ${name} (${columns}) ON COMMIT DROP`,
-  );
+  const names = [tables.full, tables.delta, tables.next];
+  if (!sqliteStore(dialect)) {
+    return names.map((name) => `CREATE TEMPORARY TABLE ${name} (${columns}) ON COMMIT DROP`);
+  }
+  return names.flatMap((name) => [
+    `DROP TABLE IF EXISTS temp.${name}`,
+    `CREATE TEMPORARY TABLE ${name} (${columns})`,
+  ]);
 }
 
-function argument(name: string, type: string, index: number): OperationNode {
-  const node = columnRef(name, `i${index}`);
-  if (type === "Integer") return cast(node, "bigint");
-  if (type === "Boolean") return cast(node, "boolean");
-  return node;
+/** The statements dropping the tables before commit, where commit does not. */
+export function dropTables(dialect: Dialect, tables: FamilyTables): string[] {
+  if (!sqliteStore(dialect)) return [];
+  return [tables.full, tables.delta, tables.next].map((name) => `DROP TABLE temp.${name}`);
 }
 
 function equals(name: string, column: string, text: string): OperationNode {
@@ -79,10 +90,10 @@ function equals(name: string, column: string, text: string): OperationNode {
  * A binding reading the rows of `shape` in table `name`, for predicate `as` (the predicate
  * itself for `full`, its delta name for `delta`).
  */
-export function tableBinding(name: string, shape: RowShape, as: string): Binding {
+export function tableBinding(dialect: Dialect, name: string, shape: RowShape, as: string): Binding {
   const { types } = shape;
   const node = select({
-    selections: types.map((type, i) => argument(name, type, i)),
+    selections: types.map((type, i) => storedArgument(dialect, name, type, i)),
     from: [table(name)],
     where: conjunction([
       equals(name, "predicate", shape.predicate),
@@ -90,7 +101,7 @@ export function tableBinding(name: string, shape: RowShape, as: string): Binding
     ]),
   });
   const runtime = { params: new Map(), now: 0n };
-  const query = printTree(postgres, node, { kind: "literals", runtime }, new Set()).sql;
+  const query = printTree(dialect, node, { kind: "literals", runtime }, new Set()).sql;
   return {
     signature: `${as}(${types.map((t) => `${t}:_`).join(", ")})`,
     predicate: as,
@@ -104,12 +115,27 @@ export function tableBinding(name: string, shape: RowShape, as: string): Binding
 /**
  * `INSERT INTO next …` the answers of `sql` (columns `c0`, `c1`, …) as rows of `shape`.
  */
-export function insertAnswers(tables: FamilyTables, shape: RowShape, sql: string): string {
-  const values = [quoteString(shape.predicate)];
+export function insertAnswers(
+  dialect: Dialect,
+  tables: FamilyTables,
+  shape: RowShape,
+  sql: string,
+): string {
+  const text = (id: string) => dialect.literal({ type: "String", id }, undefined, false);
+  const values = [text(shape.predicate)];
   const { arity } = splitKey(shape.predicate);
   for (let i = 0; i < tables.width; i++) {
-    if (i < arity) values.push(quoteString(shape.types[i]!), `CAST(q.c${i} AS text)`);
-    else values.push("''", "''");
+    if (i >= arity) {
+      values.push("''", "''");
+      continue;
+    }
+    const type = shape.types[i]!;
+    // Stored as in the fact table: SQLite's booleans are 1/0, stored as `true`/`false`.
+    const id =
+      type === "Boolean" && sqliteStore(dialect)
+        ? `CASE WHEN q.c${i} THEN 'true' ELSE 'false' END`
+        : `CAST(q.c${i} AS text)`;
+    values.push(text(type), id);
   }
   return `INSERT INTO ${tables.next} (${rowColumns(tables).join(", ")})
 SELECT ${values.join(", ")} FROM (${sql}) AS q`;
@@ -117,19 +143,21 @@ SELECT ${values.join(", ")} FROM (${sql}) AS q`;
 
 /** `INSERT INTO next …` the stored facts of a predicate of the family. */
 export function insertStoredFacts(
+  dialect: Dialect,
   tables: FamilyTables,
   factTable: string,
   predicate: PredicateKey,
 ): { sql: string; params: unknown[] } {
   const { name, arity } = splitKey(predicate);
-  const values = ["CAST($1 AS text)"];
+  const [p1, p2, p3] = sqliteStore(dialect) ? ["?", "?", "?"] : ["$1", "$2", "$3"];
+  const values = [`CAST(${p1} AS text)`];
   for (let i = 0; i < tables.width; i++) {
     if (i < arity) values.push(`t${i}`, `i${i}`);
     else values.push("''", "''");
   }
   return {
     sql: `INSERT INTO ${tables.next} (${rowColumns(tables).join(", ")})
-SELECT ${values.join(", ")} FROM ${factTable} WHERE predicate = CAST($2 AS text) AND arity = CAST($3 AS smallint)`,
+SELECT ${values.join(", ")} FROM ${factTable} WHERE predicate = CAST(${p2} AS text) AND arity = CAST(${p3} AS smallint)`,
     params: [predicate, name, arity],
   };
 }
@@ -138,15 +166,17 @@ SELECT ${values.join(", ")} FROM ${factTable} WHERE predicate = CAST($2 AS text)
  * The end of a round: the rows of `next` not yet in `full` become `delta` and join `full`;
  * `next` is emptied.
  */
-export function closeRound(tables: FamilyTables): string[] {
+export function closeRound(dialect: Dialect, tables: FamilyTables): string[] {
   const { full, delta, next } = tables;
+  const sqlite = sqliteStore(dialect);
+  const empty = (name: string) => (sqlite ? `DELETE FROM ${name}` : `TRUNCATE ${name}`);
   return [
-    `TRUNCATE ${delta}`,
+    empty(delta),
     `INSERT INTO ${delta} SELECT DISTINCT * FROM ${next} EXCEPT SELECT * FROM ${full}`,
     `INSERT INTO ${full} SELECT * FROM ${delta}`,
-    `TRUNCATE ${next}`,
+    empty(next),
     // Fresh tables have no statistics: PostgreSQL would guess one row after the filters and
     // join the round's tables by nested loops over full scans (seconds at a few thousand rows).
-    `ANALYZE ${full}, ${delta}`,
+    ...(sqlite ? [`ANALYZE temp.${full}`, `ANALYZE temp.${delta}`] : [`ANALYZE ${full}, ${delta}`]),
   ];
 }

@@ -119,7 +119,10 @@ export function parameterValue(
   if (writeValue(spelling, value, sqlType) === null) {
     throw new Error(`internal: unwritable ${value.type} value`);
   }
-  return value.type === "Integer" ? parseInteger(value.id)!.toString() : value.id;
+  if (value.type === "Integer") return parseInteger(value.id)!.toString();
+  // Both engines' booleans are the integers 1 and 0: the parameter is cast to an integer.
+  if (value.type === "Boolean") return value.id === "true" ? "1" : "0";
+  return value.id;
 }
 
 /** Whether a value has a literal for a column of `sqlType`. */

@@ -11,15 +11,34 @@ import type { Binding, DataBindings } from "../bindings/types.js";
 import type { Value } from "../core/value.js";
 import { binary, cast, columnRef, conjunction, select, table } from "../lower/nodes.js";
 import { valueNode } from "../lower/sql-value.js";
+import type { Dialect } from "../print/dialect.js";
 import { postgres } from "../print/postgres.js";
 import { printTree } from "../print/printer.js";
 import type { FactShape } from "./facts.js";
 import { FACT_TABLE } from "./schema.js";
 
-function column(type: string, index: number): OperationNode {
-  const node = columnRef(FACT_TABLE, `i${index}`);
-  if (type === "Integer") return cast(node, "bigint");
-  if (type === "Boolean") return cast(node, "boolean");
+/**
+ * Argument `index` of a row of `table` (the fact table, or a table of the same columns) as a
+ * value of its Polar type: ids are stored as text.
+ */
+export function storedArgument(
+  dialect: Dialect,
+  table: string,
+  type: string,
+  index: number,
+): OperationNode {
+  const node = columnRef(table, `i${index}`);
+  if (type === "Integer") return cast(node, dialect.castType(type, undefined));
+  // SQLite has no boolean type: its booleans are the integers a comparison gives.
+  if (type === "Boolean") {
+    return dialect.name === "sqlite"
+      ? binary(
+          node,
+          "=",
+          valueNode({ kind: "literal", value: { type: "String", id: "true" } }, undefined, false),
+        )
+      : cast(node, "boolean");
+  }
   return node;
 }
 
@@ -31,9 +50,9 @@ function equals(name: string, value: Value): OperationNode {
   );
 }
 
-function shapeQuery(predicate: string, types: readonly string[]): string {
+function shapeQuery(dialect: Dialect, predicate: string, types: readonly string[]): string {
   const node = select({
-    selections: types.map(column),
+    selections: types.map((type, index) => storedArgument(dialect, FACT_TABLE, type, index)),
     from: [table(FACT_TABLE)],
     where: conjunction([
       equals("predicate", { type: "String", id: predicate }),
@@ -42,14 +61,17 @@ function shapeQuery(predicate: string, types: readonly string[]): string {
     ]),
   });
   const runtime = { params: new Map(), now: 0n };
-  return printTree(postgres, node, { kind: "literals", runtime }, new Set()).sql;
+  return printTree(dialect, node, { kind: "literals", runtime }, new Set()).sql;
 }
 
 /**
  * The fact table as data bindings. Shapes whose names the policy language cannot write are
  * left out: no rule can reach them; so are zero-argument facts (the service inlines them).
  */
-export function storeBindings(shapes: readonly FactShape[]): DataBindings {
+export function storeBindings(
+  shapes: readonly FactShape[],
+  dialect: Dialect = postgres,
+): DataBindings {
   const bindings: Binding[] = [];
   for (const { predicate, types } of shapes) {
     if (types.length === 0) continue;
@@ -58,7 +80,7 @@ export function storeBindings(shapes: readonly FactShape[]): DataBindings {
       signature: `${predicate}(${types.map((t) => `${t}:_`).join(", ")})`,
       predicate,
       slots: types.map((type) => ({ kind: "column", type })),
-      query: shapeQuery(predicate, types),
+      query: shapeQuery(dialect, predicate, types),
       line: 0,
       scan: null,
     });

@@ -9,6 +9,11 @@ import { cachedEmptyImage, EMBEDDED_SETTINGS, keepEmptyImage } from "./pglite-se
 import { pgliteStatements } from "./pglite-statements.js";
 
 export interface SqlExecutor {
+  /**
+   * The SQL the connection speaks: PostgreSQL (a server or PGlite) or SQLite
+   * (src/store/sqlite-executor.ts). Statements are written for it (`$n` or `?` parameters).
+   */
+  readonly engine: "postgres" | "sqlite";
   /** One statement with `$n` parameters. */
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
   /**
@@ -99,6 +104,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<SqlExecut
   const recurs = recurrenceFilter();
   const statements = pgliteStatements(db);
   const wrap = (runner: Pick<PGlite, "query">): SqlExecutor => ({
+    engine: "postgres",
     async query<Row>(sql: string, params?: readonly unknown[]) {
       return (await runner.query<Row>(sql, params ? [...params] : undefined)).rows;
     },
@@ -139,6 +145,7 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
   const listeners = new Set<pg.Client>();
   let closed = false;
   const onClient = (client: pg.PoolClient): SqlExecutor => ({
+    engine: "postgres",
     async query<Row>(sql: string, params?: readonly unknown[]) {
       return (await client.query(sql, params ? [...params] : undefined)).rows as Row[];
     },
@@ -152,6 +159,7 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
   const query = async <Row>(sql: string, params?: readonly unknown[]): Promise<Row[]> =>
     (await pool.query(sql, params ? [...params] : undefined)).rows as Row[];
   return {
+    engine: "postgres",
     query,
     async prepared<Row>(sql: string, params: readonly string[]) {
       if (!recurs(sql)) return query<Row>(sql, params);

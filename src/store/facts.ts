@@ -51,6 +51,9 @@ const insertColumns = [
 const insertSql = `INSERT INTO ${FACT_TABLE} (${insertColumns.join(", ")})
 SELECT * FROM unnest(${insertColumns.map((c, i) => `$${i + 1}::${c === "arity" ? "smallint" : "text"}[]`).join(", ")})
 ON CONFLICT (fact_key) DO NOTHING`;
+/** SQLite: the same rows from one JSON array of rows (`json_each`), in column order. */
+const sqliteInsertSql = `INSERT OR IGNORE INTO ${FACT_TABLE} (${insertColumns.join(", ")})
+SELECT ${insertColumns.map((_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?)`;
 
 /** Predicate and argument types of stored facts: what central questions can read. */
 export interface FactShape {
@@ -65,7 +68,15 @@ export async function insertFacts(db: SqlExecutor, facts: readonly GroundFact[])
     const types = fact.args.map((arg) => arg.type);
     shapes.set(JSON.stringify([fact.predicate, types]), { predicate: fact.predicate, types });
   }
-  if (shapes.size > 0) {
+  if (shapes.size > 0 && db.engine === "sqlite") {
+    // The types as JSON text: shapes are compared and read back as that text.
+    const rows = [...shapes.values()].map((s) => [s.predicate, JSON.stringify(s.types)]);
+    await db.query(
+      `INSERT OR IGNORE INTO ${SHAPE_TABLE} (predicate, types)
+       SELECT value ->> 0, value ->> 1 FROM json_each(?)`,
+      [JSON.stringify(rows)],
+    );
+  } else if (shapes.size > 0) {
     const list = [...shapes.values()];
     await db.query(
       `INSERT INTO ${SHAPE_TABLE} (predicate, types)
@@ -93,16 +104,26 @@ export async function insertFacts(db: SqlExecutor, facts: readonly GroundFact[])
         columns[4 + 2 * i]!.push(arg?.id ?? "");
       }
     }
-    await db.query(insertSql, columns);
+    if (db.engine === "sqlite") {
+      const rows = columns[0]!.map((_, row) => columns.map((column) => column[row]));
+      await db.query(sqliteInsertSql, [JSON.stringify(rows)]);
+    } else {
+      await db.query(insertSql, columns);
+    }
   }
 }
 
 /** Deletes every fact matching the pattern; returns how many. */
 export async function deleteFacts(db: SqlExecutor, pattern: FactPattern): Promise<number> {
   const positions = pattern.args.map((arg, position) => ({ position, ...arg }));
-  const statement = deleteMatchingStatement(pattern.predicate, pattern.args.length, positions);
+  const statement = deleteMatchingStatement(
+    db.engine,
+    pattern.predicate,
+    pattern.args.length,
+    positions,
+  );
   const rows = await db.query<{ n: number }>(statement.sql, statement.parameters);
-  return rows[0]?.n ?? 0;
+  return db.engine === "sqlite" ? rows.length : (rows[0]?.n ?? 0);
 }
 
 /**
@@ -114,6 +135,13 @@ export async function deleteExactFacts(
   facts: readonly GroundFact[],
 ): Promise<number> {
   if (facts.length === 0) return 0;
+  if (db.engine === "sqlite") {
+    const gone = await db.query(
+      `DELETE FROM ${FACT_TABLE} WHERE fact_key IN (SELECT value FROM json_each(?)) RETURNING 1`,
+      [JSON.stringify(facts.map(factKey))],
+    );
+    return gone.length;
+  }
   const rows = await db.query<{ n: number }>(
     `WITH gone AS (DELETE FROM ${FACT_TABLE} WHERE fact_key = ANY($1::text[]) RETURNING 1)
      SELECT count(*)::int AS n FROM gone`,
@@ -154,7 +182,13 @@ export async function readFacts(
     minArity = Math.max(minArity, position + 1);
     positions.push({ position, ...arg });
   }
-  const statement = factArraysStatement(pattern.predicate, minArity, positions, MAX_FACT_ARITY);
+  const statement = factArraysStatement(
+    db.engine,
+    pattern.predicate,
+    minArity,
+    positions,
+    MAX_FACT_ARITY,
+  );
   const rows = await db.query<{ fact: string }>(statement.sql, statement.parameters);
   return rows.map(({ fact }) => {
     const [arity, ...pairs] = JSON.parse(fact) as [number, ...string[]];
@@ -173,8 +207,9 @@ export async function factsAfter(
   after: string | null,
   limit: number,
 ): Promise<{ key: string; fact: GroundFact }[]> {
+  const placeholders = db.engine === "sqlite" ? ["?", "?"] : ["$1", "$2"];
   const rows = await db.query<FactRow & { fact_key: string }>(
-    `SELECT * FROM ${FACT_TABLE} WHERE fact_key > $1 ORDER BY fact_key LIMIT $2`,
+    `SELECT * FROM ${FACT_TABLE} WHERE fact_key > ${placeholders[0]} ORDER BY fact_key LIMIT ${placeholders[1]}`,
     [after ?? "", limit],
   );
   return rows.map((row) => ({ key: row.fact_key, fact: rowToFact(row) }));
@@ -203,6 +238,13 @@ export async function countFacts(
 }
 
 export async function readShapes(db: SqlExecutor): Promise<FactShape[]> {
+  if (db.engine === "sqlite") {
+    const rows = await db.query<{ predicate: string; types: string }>(
+      `SELECT predicate, types FROM ${SHAPE_TABLE}
+       ORDER BY predicate, json_array_length(types), types`,
+    );
+    return rows.map((row) => ({ predicate: row.predicate, types: JSON.parse(row.types) }));
+  }
   return db.query<FactShape>(
     `SELECT predicate, types FROM ${SHAPE_TABLE} ORDER BY predicate, array_length(types, 1), types`,
   );
@@ -220,7 +262,12 @@ export async function matchingFacts(
   types: readonly (string | null)[] = [],
 ): Promise<GroundFact[]> {
   if (arity > MAX_FACT_ARITY) return [];
-  const statement = matchingRowsStatement(predicate, arity, lookupPositions(arity, pattern, types));
+  const statement = matchingRowsStatement(
+    db.engine,
+    predicate,
+    arity,
+    lookupPositions(arity, pattern, types),
+  );
   const rows = await db.query<FactRow>(statement.sql, statement.parameters);
   return rows.map(rowToFact);
 }
@@ -262,6 +309,7 @@ export async function matchingFactsOfEach(
     .map((lookup, index) => ({ lookup, index }))
     .filter(({ lookup }) => lookup.arity <= MAX_FACT_ARITY);
   const statement = matchingRowsOfEachStatement(
+    db.engine,
     kept.map(({ lookup: { predicate, arity, pattern = [], types = [] } }) => ({
       predicate,
       arity,
@@ -287,15 +335,22 @@ export async function relationClosure(
   limit: number,
 ): Promise<Map<string, GroundFact[]>> {
   const relation = `f.predicate = 'has_relation' AND f.arity = 3`;
+  const sqlite = db.engine === "sqlite";
+  const seedRows = sqlite
+    ? "SELECT value ->> 0, value ->> 1 FROM json_each(?)"
+    : "SELECT * FROM unnest(CAST($1 AS text[]), CAST($2 AS text[]))";
+  const params = sqlite
+    ? [JSON.stringify(seeds.map((s) => [s.type, s.id])), String(limit)]
+    : [textArray(seeds.map((s) => s.type)), textArray(seeds.map((s) => s.id)), String(limit)];
   const rows = await db.prepared<FactRow & { st: string; si: string }>(
     `WITH RECURSIVE reach(t, i) AS (
-       SELECT * FROM unnest(CAST($1 AS text[]), CAST($2 AS text[]))
+       ${seedRows}
        UNION
        SELECT f.t2, f.i2 FROM reach r JOIN ${FACT_TABLE} f ON ${relation} AND f.i0 = r.i AND f.t0 = r.t
-     ), subjects AS (SELECT t, i FROM reach LIMIT CAST($3 AS integer))
+     ), subjects AS (SELECT t, i FROM reach LIMIT CAST(${sqlite ? "?" : "$3"} AS integer))
      SELECT s.t AS st, s.i AS si, f.* FROM subjects s
        LEFT JOIN ${FACT_TABLE} f ON ${relation} AND f.i0 = s.i AND f.t0 = s.t`,
-    [textArray(seeds.map((s) => s.type)), textArray(seeds.map((s) => s.id)), String(limit)],
+    params,
   );
   const found = new Map<string, GroundFact[]>();
   for (const row of rows) {

@@ -51,21 +51,55 @@ DROP INDEX ${FACT_TABLE}_a2;
 CREATE INDEX ${FACT_TABLE}_a2 ON ${FACT_TABLE} (predicate, arity, i2, t2, i1);`,
 ];
 
+/**
+ * The same tables in SQLite (src/store/sqlite-executor.ts): integer keys instead of serials,
+ * the shape's types as a JSON array, and the page-token secret from `randomblob`. Strings
+ * compare by byte (the BINARY collation), which for UTF-8 is code point order.
+ */
+const SQLITE_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE ${FACT_TABLE} (
+  fact_key text PRIMARY KEY,
+  predicate text NOT NULL,
+  arity integer NOT NULL,
+  ${argColumns}
+) WITHOUT ROWID;
+CREATE INDEX ${FACT_TABLE}_a0 ON ${FACT_TABLE} (predicate, arity, i0, t0, i1);
+CREATE INDEX ${FACT_TABLE}_a1 ON ${FACT_TABLE} (predicate, arity, i1, t1);
+CREATE INDEX ${FACT_TABLE}_a2 ON ${FACT_TABLE} (predicate, arity, i2, t2, i1);
+CREATE TABLE ${POLICY_TABLE} (
+  version integer PRIMARY KEY AUTOINCREMENT,
+  src text NOT NULL,
+  filename text,
+  created_at text NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE ${META_TABLE} (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE ${SHAPE_TABLE} (
+  predicate text NOT NULL,
+  types text NOT NULL,
+  PRIMARY KEY (predicate, types)
+);
+INSERT INTO ${META_TABLE} (key, value) VALUES ('data_version', '0');
+INSERT INTO ${META_TABLE} (key, value) VALUES ('token_secret', lower(hex(randomblob(32))));`,
+];
+
 const LOCK_ID = 7_316_112; // arbitrary, fixed: serializes migrations across instances
 
 /** Creates or upgrades the schema; safe to call from several instances at once. */
 export async function migrate(db: SqlExecutor): Promise<void> {
+  const sqlite = db.engine === "sqlite";
+  const migrations = sqlite ? SQLITE_MIGRATIONS : MIGRATIONS;
   await db.transaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(${LOCK_ID})`);
+    // SQLite's transaction holds the database's write lock already.
+    if (!sqlite) await tx.query(`SELECT pg_advisory_xact_lock(${LOCK_ID})`);
     await tx.query("CREATE TABLE IF NOT EXISTS polar_schema_version (version integer NOT NULL)");
     const rows = await tx.query<{ version: number }>("SELECT version FROM polar_schema_version");
     let version = rows[0]?.version ?? 0;
     if (rows.length === 0) await tx.query("INSERT INTO polar_schema_version VALUES (0)");
-    for (; version < MIGRATIONS.length; version++) {
-      for (const statement of MIGRATIONS[version]!.split(/;\n/)) {
+    for (; version < migrations.length; version++) {
+      for (const statement of migrations[version]!.split(/;\n/)) {
         if (statement.trim()) await tx.query(statement);
       }
-      await tx.query("UPDATE polar_schema_version SET version = $1", [version + 1]);
+      await tx.query(`UPDATE polar_schema_version SET version = ${version + 1}`);
     }
   });
 }

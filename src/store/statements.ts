@@ -14,8 +14,12 @@ import {
   PostgresIntrospector,
   PostgresQueryCompiler,
   type SqlBool,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
   sql,
 } from "kysely";
+import type { SqlExecutor } from "./executor.js";
 import { FACT_TABLE } from "./schema.js";
 
 type TypeColumn = `t${number}`;
@@ -30,15 +34,27 @@ interface StoreTables {
   [FACT_TABLE]: FactTable;
 }
 
-/** A builder that only compiles: the store executes the text itself. */
-const builder = new Kysely<StoreTables>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
+type Engine = SqlExecutor["engine"];
+
+/** Builders that only compile, one per engine: the store executes the text itself. */
+const builders: Record<Engine, Kysely<StoreTables>> = {
+  postgres: new Kysely<StoreTables>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  }),
+  sqlite: new Kysely<StoreTables>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  }),
+};
 
 type Facts = ExpressionBuilder<StoreTables, typeof FACT_TABLE>;
 
@@ -79,13 +95,24 @@ function factConditions(
   return eb.and(conditions);
 }
 
-/** Deletes the facts of one predicate and arity that match; answers `n`, how many. */
+/**
+ * Deletes the facts of one predicate and arity that match; answers `n`, how many (PostgreSQL),
+ * or a row per deleted fact (SQLite, which has no DELETE in a CTE).
+ */
 export function deleteMatchingStatement(
+  engine: Engine,
   predicate: string,
   arity: number,
   positions: readonly PositionCondition[],
-): CompiledQuery<{ n: number }> {
-  return builder
+): CompiledQuery<unknown> {
+  if (engine === "sqlite") {
+    return builders.sqlite
+      .deleteFrom(FACT_TABLE)
+      .where((eb) => factConditions(eb, predicate, { exactly: arity }, positions))
+      .returning(sql<number>`1`.as("one"))
+      .compile();
+  }
+  return builders.postgres
     .with("gone", (db) =>
       db
         .deleteFrom(FACT_TABLE)
@@ -99,11 +126,12 @@ export function deleteMatchingStatement(
 
 /** Whole rows of one predicate and arity that match. */
 export function matchingRowsStatement(
+  engine: Engine,
   predicate: string,
   arity: number,
   positions: readonly PositionCondition[],
 ): CompiledQuery<Record<string, string | number>> {
-  return builder
+  return builders[engine]
     .selectFrom(FACT_TABLE)
     .selectAll()
     .where((eb) => factConditions(eb, predicate, { exactly: arity }, positions))
@@ -122,10 +150,11 @@ export interface RowLookup {
  * parameters are typed so that the statement can be prepared once per shape of lookups.
  */
 export function matchingRowsOfEachStatement(
+  engine: Engine,
   lookups: readonly RowLookup[],
 ): CompiledQuery<Record<string, string | number>> | null {
   const selects = lookups.map(({ predicate, arity, positions }, index) =>
-    builder
+    builders[engine]
       .selectFrom(FACT_TABLE)
       .select(sql.lit(index).as("lookup"))
       .selectAll()
@@ -142,6 +171,7 @@ export function matchingRowsOfEachStatement(
  * seventeen), in a stable order.
  */
 export function factArraysStatement(
+  engine: Engine,
   predicate: string,
   minArity: number,
   positions: readonly PositionCondition[],
@@ -151,9 +181,13 @@ export function factArraysStatement(
     sql.ref(`t${i}`),
     sql.ref(`i${i}`),
   ]).flat();
-  return builder
+  const array =
+    engine === "sqlite"
+      ? sql<string>`json_array(arity, ${sql.join(pairs)})`
+      : sql<string>`json_build_array(arity, ${sql.join(pairs)})::text`;
+  return builders[engine]
     .selectFrom(FACT_TABLE)
-    .select(sql<string>`json_build_array(arity, ${sql.join(pairs)})::text`.as("fact"))
+    .select(array.as("fact"))
     .where((eb) => factConditions(eb, predicate, { atLeast: minArity }, positions))
     .orderBy(sql`arity, ${sql.join(pairs)}`)
     .compile();

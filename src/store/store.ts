@@ -7,6 +7,9 @@ import { checkPolicy } from "../check/check.js";
 import { canonicalFact, canonicalValue, checkFact, checkFactValue } from "../check/facts.js";
 import type { Program } from "../check/program.js";
 import { formatFact, type GroundFact } from "../core/value.js";
+import type { Dialect } from "../print/dialect.js";
+import { postgres } from "../print/postgres.js";
+import { sqlite } from "../print/sqlite.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import { openPglite, openPostgres, type SqlExecutor } from "./executor.js";
 import {
@@ -21,6 +24,7 @@ import {
   type ValuePattern,
 } from "./facts.js";
 import { FACT_TABLE, MAX_FACT_ARITY, META_TABLE, migrate, POLICY_TABLE } from "./schema.js";
+import { openSqliteStore } from "./sqlite-executor.js";
 
 export type Changeset =
   | { readonly inserts: readonly GroundFact[] }
@@ -42,10 +46,15 @@ export class StoreError extends Error {
   }
 }
 
+/** The database in this process when no server is named. */
+export type EmbeddedStore = "pglite" | "sqlite";
+
 export interface StoreOptions {
-  /** PostgreSQL connection URL; omitted means embedded PGlite. */
+  /** PostgreSQL connection URL; omitted means an embedded database (`embedded`). */
   readonly databaseUrl?: string;
-  /** PGlite data directory; omitted means in memory. */
+  /** The embedded database: PGlite (default) or SQLite (better-sqlite3). */
+  readonly embedded?: EmbeddedStore;
+  /** The embedded database's directory; omitted means in memory. */
   readonly dataDir?: string;
   /** PGlite's `postgresql.conf` lines; the embedded settings by default (pglite-setup.ts). */
   readonly pgliteSettings?: readonly string[];
@@ -67,6 +76,8 @@ interface ActivePolicy {
 
 export interface FactStore {
   readonly db: SqlExecutor;
+  /** The dialect the store's questions are printed in (PostgreSQL or SQLite). */
+  readonly dialect: Dialect;
   /** Applies changesets in order in one transaction; returns the new data version. */
   applyBatch(changesets: readonly Changeset[]): Promise<number>;
   readFacts(pattern: SparseFactPattern): Promise<GroundFact[]>;
@@ -89,16 +100,22 @@ export interface FactStore {
 
 /** Opens (and migrates) a store. */
 export async function openStore(options: StoreOptions = {}): Promise<FactStore> {
-  const db = options.databaseUrl
-    ? await openPostgres({ connectionString: options.databaseUrl })
-    : await openPglite({
-        ...(options.dataDir && { dataDir: options.dataDir }),
-        ...(options.pgliteSettings && { settings: options.pgliteSettings }),
-      });
+  const db = await openExecutor(options);
   await migrate(db);
   const store = createStore(db, options.policyRefreshMs ?? 1000);
-  if (options.follow !== false) await store.follow();
+  // SQLite has no notifications: each question reads the data version (a point read).
+  if (options.follow !== false && db.engine === "postgres") await store.follow();
   return store;
+}
+
+function openExecutor(options: StoreOptions): Promise<SqlExecutor> {
+  if (options.databaseUrl) return openPostgres({ connectionString: options.databaseUrl });
+  const dataDir = options.dataDir ? { dataDir: options.dataDir } : {};
+  if (options.embedded === "sqlite") return openSqliteStore(dataDir);
+  return openPglite({
+    ...dataDir,
+    ...(options.pgliteSettings && { settings: options.pgliteSettings }),
+  });
 }
 
 /**
@@ -154,6 +171,13 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
 
   /** The next data version, announced to the other instances when the transaction commits. */
   async function bumpVersion(tx: SqlExecutor): Promise<number> {
+    if (tx.engine === "sqlite") {
+      const [row] = await tx.query<{ value: string }>(
+        `UPDATE ${META_TABLE} SET value = CAST(CAST(value AS integer) + 1 AS text)
+         WHERE key = 'data_version' RETURNING value`,
+      );
+      return Number(row!.value);
+    }
     const rows = await tx.query<{ value: string }>(
       `WITH bumped AS (
          UPDATE ${META_TABLE} SET value = (value::bigint + 1)::text WHERE key = 'data_version'
@@ -192,6 +216,7 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
 
   return {
     db,
+    dialect: db.engine === "sqlite" ? sqlite : postgres,
     async follow() {
       const [{ schema } = { schema: "" }] = await db.query<{ schema: string }>(
         "SELECT current_schema() AS schema",
@@ -277,7 +302,7 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
       }
       const { version, row } = await db.transaction(async (tx) => {
         const [inserted] = await tx.query<{ version: string }>(
-          `INSERT INTO ${POLICY_TABLE} (src, filename) VALUES ($1, $2) RETURNING version`,
+          `INSERT INTO ${POLICY_TABLE} (src, filename) VALUES (${db.engine === "sqlite" ? "?, ?" : "$1, $2"}) RETURNING version`,
           [toStoredText(src), filename === null ? null : toStoredText(filename)],
         );
         return { row: Number(inserted!.version), version: await bumpVersion(tx) };
@@ -345,6 +370,10 @@ function planStatistics(db: SqlExecutor) {
   let changedSince = 0;
   let rowsAtAnalyze: number | null = null;
   async function rowEstimate(): Promise<number> {
+    if (db.engine === "sqlite") {
+      const [row] = await db.query<{ n: number }>(`SELECT count(*) AS n FROM ${FACT_TABLE}`);
+      return Number(row?.n ?? 0);
+    }
     const [row] = await db.query<{ n: number }>(
       `SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = to_regclass('${FACT_TABLE}')`,
     );

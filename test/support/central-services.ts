@@ -1,8 +1,8 @@
 /**
- * Central services for tests: one on embedded PGlite (in memory) always, one on the PostgreSQL
- * server when DATABASE_URL is set. The store uses fixed table names, so each server-backed
- * service gets its own schema, selected through the connection's `search_path`; files running
- * in parallel never see each other's facts.
+ * Central services for tests: one on embedded PGlite and one on embedded SQLite (both in
+ * memory) always, one on the PostgreSQL server when DATABASE_URL is set. The store uses fixed
+ * table names, so each server-backed service gets its own schema, selected through the
+ * connection's `search_path`; files running in parallel never see each other's facts.
  *
  *   const engines = serviceEngines();
  *   describe.each(engines)("$name", (engine) => {
@@ -15,7 +15,7 @@ import { createService, type ServiceOptions } from "../../src/api/central.js";
 import type { PolarService } from "../../src/api/service.js";
 
 export interface ServiceEngine {
-  readonly name: "pglite" | "postgres";
+  readonly name: "pglite" | "sqlite" | "postgres";
   /** The file's shared service on this engine (opened on first use). */
   service(): Promise<PolarService>;
   /** A new service with an empty store of its own; closed after the file. */
@@ -68,9 +68,12 @@ export async function serverSchema(
   };
 }
 
-/** The engines this run can use: PGlite always, the server when DATABASE_URL is set. */
+/**
+ * The engines this run can use: the embedded stores (PGlite and SQLite) always, the server
+ * when DATABASE_URL is set.
+ */
 export function serviceEngines(options: ServiceOptions = {}): ServiceEngine[] {
-  const engines = [engine("pglite", options)];
+  const engines = [engine("pglite", options), engine("sqlite", options)];
   if (databaseUrl) engines.push(engine("postgres", options));
   return engines;
 }
@@ -103,8 +106,8 @@ function engine(name: ServiceEngine["name"], options: ServiceOptions): ServiceEn
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
   async function fresh(): Promise<PolarService> {
-    if (name === "pglite") {
-      const service = await createService(options);
+    if (name !== "postgres") {
+      const service = await createService({ ...options, embedded: name });
       cleanups.push(() => service.close());
       return service;
     }

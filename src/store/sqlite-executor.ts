@@ -1,0 +1,151 @@
+/**
+ * The fact store on embedded SQLite (better-sqlite3): one connection in this process, in
+ * memory or in a file in WAL mode. better-sqlite3 runs each statement synchronously, so a
+ * statement never interleaves with another; a transaction, whose work awaits between its
+ * statements, holds the connection until it ends, and other statements wait for it (as they
+ * do on PGlite). Several processes may share one file: SQLite locks it for each write.
+ */
+import { join } from "node:path";
+import type Database from "better-sqlite3";
+import type { SqlExecutor } from "./executor.js";
+
+export interface SqliteStoreOptions {
+  /** A directory for the database file (`polar-sql.sqlite3`); omitted means in memory. */
+  readonly dataDir?: string;
+}
+
+/** The database file of a store in `dataDir`. */
+export const SQLITE_FILE = "polar-sql.sqlite3";
+
+/** Prepared statements kept by text; the least recently used one is dropped. */
+const STATEMENTS_KEPT = 500;
+
+type Statement = Database.Statement<unknown[], Record<string, unknown>>;
+
+/**
+ * Opens the store's SQLite database. Commits are durable when the process is killed (WAL,
+ * `synchronous = NORMAL`); a power loss may take the last transactions (docs/operations.md).
+ */
+export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise<SqlExecutor> {
+  const open = await loadBetterSqlite3();
+  const db = new open(options.dataDir ? join(options.dataDir, SQLITE_FILE) : ":memory:");
+  if (options.dataDir) {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+  }
+  db.pragma("busy_timeout = 5000");
+  db.pragma("foreign_keys = OFF");
+
+  const statements = new Map<string, Statement>();
+  function statement(sql: string): Statement {
+    let found = statements.get(sql);
+    if (found) {
+      statements.delete(sql);
+    } else {
+      found = db.prepare(sql) as Statement;
+      // Integers beyond 2^53 come back exact (as bigint); others as numbers.
+      if (found.reader) found.safeIntegers(true);
+      if (statements.size >= STATEMENTS_KEPT) {
+        statements.delete(statements.keys().next().value!);
+      }
+    }
+    statements.set(sql, found);
+    return found;
+  }
+
+  function run<Row>(sql: string, params: readonly unknown[] = []): Row[] {
+    const prepared = statement(sql);
+    if (!prepared.reader) {
+      prepared.run(...params);
+      return [];
+    }
+    return prepared.all(...params).map(smallIntegers) as Row[];
+  }
+
+  /** The transaction in progress, which statements from outside it wait for. */
+  let busy: Promise<unknown> | null = null;
+
+  async function outside<T>(work: () => T): Promise<T> {
+    while (busy) await busy.catch(() => {});
+    return work();
+  }
+
+  const inTransaction: SqlExecutor = {
+    engine: "sqlite",
+    query: async (sql, params) => run(sql, params),
+    prepared: async (sql, params) => run(sql, params),
+    listen: () => Promise.reject(new Error("internal: listen inside a transaction")),
+    transaction: (work) => work(inTransaction),
+    close: async () => {},
+  };
+
+  let closed = false;
+  return {
+    engine: "sqlite",
+    query: (sql, params) => outside(() => run(sql, params)),
+    prepared: (sql, params) => outside(() => run(sql, params)),
+    // One process writes a SQLite database at a time and SQLite has no notifications: the
+    // store reads the data version for every question instead (store.ts, `follow`).
+    listen: () => Promise.reject(new Error("the SQLite store cannot follow other processes")),
+    async transaction(work) {
+      for (;;) {
+        const current = busy;
+        if (!current) break;
+        await current.catch(() => {});
+      }
+      const done = (async () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          const result = await work(inTransaction);
+          db.exec("COMMIT");
+          return result;
+        } catch (cause) {
+          if (db.inTransaction) db.exec("ROLLBACK");
+          throw cause;
+        }
+      })();
+      busy = done;
+      try {
+        return await done;
+      } finally {
+        if (busy === done) busy = null;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      while (busy) await busy.catch(() => {});
+      statements.clear();
+      db.close();
+    },
+  };
+}
+
+const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
+const SAFE_MIN = BigInt(Number.MIN_SAFE_INTEGER);
+
+/** Integers that fit a JavaScript number as numbers; larger ones stay exact as bigints. */
+function smallIntegers(row: unknown): Record<string, unknown> {
+  const values = row as Record<string, unknown>;
+  for (const key in values) {
+    const value = values[key];
+    if (typeof value === "bigint" && value <= SAFE_MAX && value >= SAFE_MIN) {
+      values[key] = Number(value);
+    }
+  }
+  return values;
+}
+
+/** better-sqlite3 is an optional peer dependency, loaded when a SQLite store is opened. */
+async function loadBetterSqlite3(): Promise<typeof Database> {
+  try {
+    return (await import("better-sqlite3")).default;
+  } catch (cause) {
+    throw new Error(
+      "the SQLite store needs the `better-sqlite3` package: npm install better-sqlite3",
+      {
+        cause,
+      },
+    );
+  }
+}
