@@ -216,6 +216,8 @@ interface Engine {
   open(): Promise<SqlExecutor>;
 }
 
+// PostgreSQL's PREPARE; the SQLite store keeps its statements prepared by text
+// (test/store-sqlite.test.ts).
 const engines: Engine[] = [{ name: "pglite", open: () => openPglite() }];
 if (databaseUrl) {
   engines.push({

@@ -1,7 +1,7 @@
 /**
  * Durability of the fact store (issue 5): a child process applies batches and prints each
  * acknowledged batch; the test kills it with SIGKILL in the middle of the load, reopens the
- * same PGlite data directory (or PostgreSQL schema), and checks that every acknowledged batch
+ * same PGlite data directory (SQLite file, PostgreSQL schema), and checks that every acknowledged batch
  * is there in full and that no batch is there in part. Each round restarts on the recovered
  * data, so recovery itself is exercised more than once. Several store restarts in child
  * processes take a minute: it runs with the long runs (POLAR_SQL_LONG=1, as CI does).
@@ -95,11 +95,23 @@ async function killAndCheck(target: string, options: StoreOptions): Promise<void
   }
 }
 
+// SQLite reopens in milliseconds: its variant runs in every run.
+describe("durability after kill -9, SQLite", () => {
+  it("SQLite file (WAL): acknowledged batches survive whole, none is half-written", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "polar-durability-"));
+    try {
+      await killAndCheck(`sqlite:${dir}`, { embedded: "sqlite", dataDir: dir });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe.skipIf(!LONG)("durability after kill -9", () => {
   it("PGlite data directory: acknowledged batches survive whole, none is half-written", async () => {
     const dir = mkdtempSync(join(tmpdir(), "polar-durability-"));
     try {
-      await killAndCheck(dir, { dataDir: dir });
+      await killAndCheck(dir, { embedded: "pglite", dataDir: dir });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

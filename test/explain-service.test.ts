@@ -264,8 +264,11 @@ describe("explain reads the store by pattern", () => {
     expect((await ask("u5")).allowed).toBe(true);
     expect((await ask("u7")).allowed).toBe(false);
     expect(reads.length).toBeGreaterThan(0);
-    // Each read binds values: lookups by `i<n> = $k`, relation chains from the question's values.
-    for (const read of reads) expect(read.sql).toMatch(/\bi\d"? = (cast\(\$\d+ as text\)|r\.i)/i);
+    // Each read binds values: lookups by `i<n> = $k` (SQLite: `?`), relation chains from the
+    // question's values.
+    for (const read of reads) {
+      expect(read.sql).toMatch(/\bi\d"? = (cast\((\$\d+|\?) as text\)|r\.i)/i);
+    }
     expect(rows).toBeLessThan(100);
     await store.close();
   });

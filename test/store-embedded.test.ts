@@ -39,7 +39,7 @@ describe("embedded PGlite", () => {
   it("keeps an empty image on the first in-memory start and starts the next one from it", async () => {
     const cache = mkdtempSync(join(tmpdir(), "polar-cache-"));
     process.env.XDG_CACHE_HOME = cache;
-    const first = await openStore();
+    const first = await openStore({ embedded: "pglite" });
     const [settings] = await first.db.query<{ shared_buffers: string }>("SHOW shared_buffers");
     expect(settings?.shared_buffers).toBe("16MB");
     await first.applyBatch([
@@ -50,7 +50,7 @@ describe("embedded PGlite", () => {
     expect(images).toHaveLength(1);
     expect(images[0]).toMatch(/^pglite-.+-empty\.tar$/);
     // The image is of a database before any store wrote to it: a new store starts empty.
-    const second = await openStore();
+    const second = await openStore({ embedded: "pglite" });
     try {
       expect(await second.readFacts({ predicate: "f", positions: new Map() })).toEqual([]);
       const [row] = await second.db.query<{ n: number }>(
@@ -66,7 +66,7 @@ describe("embedded PGlite", () => {
     const blocked = join(mkdtempSync(join(tmpdir(), "polar-cache-")), "a-file");
     writeFileSync(blocked, "not a directory");
     process.env.XDG_CACHE_HOME = blocked;
-    const store = await openStore();
+    const store = await openStore({ embedded: "pglite" });
     try {
       expect(await store.dataVersion()).toBe(0);
     } finally {

@@ -1,6 +1,7 @@
 /**
- * `polar-sql serve`: the Oso Cloud–compatible HTTP service on an embedded PGlite store (or a
- * PGlite data directory, or a PostgreSQL server), with a policy and optional facts loaded.
+ * `polar-sql serve`: the Oso Cloud–compatible HTTP service on an embedded store (PGlite or
+ * SQLite, in memory or in a directory) or a PostgreSQL server, with a policy and optional facts
+ * loaded.
  */
 import { createService, type ServiceOptions } from "../api/central.js";
 import { LIMIT_SETTINGS, type LimitName, type Limits } from "../api/limits.js";
@@ -11,6 +12,7 @@ import { createLogger, type LogLevel } from "../http/logger.js";
 import { createHttpMetrics } from "../http/metrics.js";
 import { type ServerHandle, startServer } from "../http/server.js";
 import type { SourceFile } from "../source/source.js";
+import { EMBEDDED_STORES, type EmbeddedStore } from "../store/store.js";
 import { type CommandSpec, parseCommandArgs, reportUsage, UsageError, wantsHelp } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./io.js";
 import { loadPolicyFiles, readFacts } from "./sql-command.js";
@@ -24,7 +26,8 @@ options:
   --policy <files...>     the policy (.polar files, loaded as one policy); required
   --port <n>              port to listen on (default 8080; 0 picks a free one)
   --host <addr>           address to bind (default 127.0.0.1)
-  --data <dir>            keep facts and policy in a PGlite data directory
+  --store <engine>        the embedded store: sqlite (default) or pglite
+  --data <dir>            keep facts and policy in a directory (the embedded store's files)
   --database-url <url>    keep facts and policy on a PostgreSQL server
   --facts <file>          insert facts from a JSON array of {"predicate", "args": [{"type","id"}]}
   --api-key-file <path>   accepted API keys, one per line
@@ -74,6 +77,7 @@ export const SERVE_SPEC = {
     policy: { type: "string", multiple: true },
     port: { type: "string", default: "8080" },
     host: { type: "string", default: "127.0.0.1" },
+    store: { type: "string" },
     data: { type: "string" },
     "database-url": { type: "string" },
     facts: { type: "string" },
@@ -140,6 +144,7 @@ export async function runServeCommand(
   try {
     service = await (options.openService ?? createService)({
       ...(settings.databaseUrl !== undefined && { databaseUrl: settings.databaseUrl }),
+      ...(settings.embedded !== undefined && { embedded: settings.embedded }),
       ...(settings.dataDir !== undefined && { dataDir: settings.dataDir }),
       ...(settings.allowUnpagedList && { allowUnpagedList: true }),
       ...(settings.noAnswerCache && { answerCache: false }),
@@ -232,6 +237,7 @@ interface Settings {
   readonly policyFiles: readonly string[];
   readonly port: number;
   readonly host: string;
+  readonly embedded?: EmbeddedStore;
   readonly dataDir?: string;
   readonly databaseUrl?: string;
   readonly factsFile?: string;
@@ -272,6 +278,19 @@ function parseServeArgs(args: readonly string[]): Parsed {
   if (values.data !== undefined && values["database-url"] !== undefined) {
     return { kind: "usage", message: "give either `--data` or `--database-url`, not both" };
   }
+  const store = values.store;
+  if (store !== undefined && !EMBEDDED_STORES.includes(store as EmbeddedStore)) {
+    return {
+      kind: "usage",
+      message: `\`--store\` must be one of ${EMBEDDED_STORES.map((s) => `\`${s}\``).join(", ")}, got \`${store}\``,
+    };
+  }
+  if (store !== undefined && values["database-url"] !== undefined) {
+    return {
+      kind: "usage",
+      message: "`--store` names an embedded store; `--database-url` is a server",
+    };
+  }
   const limits: Partial<Record<LimitName, number>> = {};
   for (const [name, { flag }] of Object.entries(LIMIT_SETTINGS) as [
     LimitName,
@@ -311,6 +330,7 @@ function parseServeArgs(args: readonly string[]): Parsed {
       noAnswerCache: values["no-answer-cache"] === true,
       limits,
       ...(values.workers !== undefined && { workers: Number(values.workers) }),
+      ...(store !== undefined && { embedded: store as EmbeddedStore }),
       ...(values.data !== undefined && { dataDir: values.data }),
       ...(values["database-url"] !== undefined && { databaseUrl: values["database-url"] }),
       ...(values.facts !== undefined && { factsFile: values.facts }),

@@ -102,7 +102,7 @@ interface ColumnInfo {
 
 /**
  * What a session uses of a better-sqlite3 database and its statements. Declared here so that
- * the package's types do not need better-sqlite3, an optional peer; its `Database` fits.
+ * the package's types do not need better-sqlite3's; its `Database` fits.
  */
 export interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
@@ -291,15 +291,15 @@ export async function openSqlite(url: string): Promise<DatabaseSession> {
 }
 
 /**
- * better-sqlite3, loaded when a SQLite session is opened: it is an optional peer dependency,
- * needed only by applications on SQLite.
+ * better-sqlite3, a native module, loaded when a SQLite database is first opened (a session
+ * here, or the fact store: src/store/sqlite-executor.ts), not when the package loads.
  */
-async function loadBetterSqlite3(): Promise<typeof Database> {
+export async function loadBetterSqlite3(): Promise<typeof Database> {
   try {
     return (await import("better-sqlite3")).default;
   } catch (cause) {
     throw new Error(
-      "the sqlite dialect needs the `better-sqlite3` package: npm install better-sqlite3",
+      "SQLite needs the `better-sqlite3` package, which did not load (its native build may have failed): npm install better-sqlite3",
       { cause },
     );
   }

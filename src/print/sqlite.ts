@@ -8,14 +8,18 @@
  * `cast(x'…' as text)`.
  */
 import {
+  AliasNode,
   BinaryOperationNode,
+  IdentifierNode,
   type OperationNode,
   OperatorNode,
+  ParensNode,
   RawNode,
   SqliteQueryCompiler,
   ValueListNode,
+  ValuesNode,
 } from "kysely";
-import { binary } from "../lower/nodes.js";
+import { aliased, binary, columnRef, select } from "../lower/nodes.js";
 import type { Dialect } from "./dialect.js";
 import {
   canWriteValue,
@@ -25,7 +29,6 @@ import {
   type ValueClass,
   valueClass,
 } from "./engine-literal.js";
-import { selectedRows } from "./mysql.js";
 import { LiteralError } from "./postgres-literal.js";
 
 /** Kysely's SQLite compiler, refusing names SQLite cannot hold. */
@@ -75,6 +78,23 @@ function collateBinary(node: OperationNode): OperationNode {
   return RawNode.create(["", " collate binary"], [node]);
 }
 
+/**
+ * `(select v.column1 as c0, … from (values (…), …) as v) as alias`. A VALUES list is not
+ * limited to SQLite's 500 terms of a compound SELECT, as `select … union all select …` is.
+ */
+function valuesRows(
+  alias: string,
+  columns: readonly string[],
+  rows: readonly (readonly OperationNode[])[],
+): OperationNode {
+  const values = ValuesNode.create(rows.map((row) => ValueListNode.create(row)));
+  const named = select({
+    selections: columns.map((column, i) => aliased(columnRef("v", `column${i + 1}`), column)),
+    from: [AliasNode.create(ParensNode.create(values), IdentifierNode.create("v"))],
+  });
+  return AliasNode.create(ParensNode.create(named), IdentifierNode.create(alias));
+}
+
 /** A canonical integer, which a numeric column's value equals exactly when its text is the id. */
 const INTEGER_TEXT = /^(?:0|-?[1-9][0-9]{0,17})$/;
 /** Text SQLite reads as a number when it meets a numeric column (`' 2'`, `'1e3'`, `'02'`). */
@@ -115,5 +135,5 @@ export const sqlite: Dialect = {
     const left = valueClass(type, sqlType) === "text" ? collateBinary(term) : term;
     return binary(left, "in", query);
   },
-  rowsTable: selectedRows,
+  rowsTable: valuesRows,
 };

@@ -5,8 +5,10 @@
  * statements, holds the connection until it ends, and other statements wait for it (as they
  * do on PGlite). Several processes may share one file: SQLite locks it for each write.
  */
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
+import { loadBetterSqlite3 } from "../database/sqlite.js";
 import type { SqlExecutor } from "./executor.js";
 
 export interface SqliteStoreOptions {
@@ -28,6 +30,7 @@ type Statement = Database.Statement<unknown[], Record<string, unknown>>;
  */
 export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise<SqlExecutor> {
   const open = await loadBetterSqlite3();
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const db = new open(options.dataDir ? join(options.dataDir, SQLITE_FILE) : ":memory:");
   if (options.dataDir) {
     db.pragma("journal_mode = WAL");
@@ -134,18 +137,4 @@ function smallIntegers(row: unknown): Record<string, unknown> {
     }
   }
   return values;
-}
-
-/** better-sqlite3 is an optional peer dependency, loaded when a SQLite store is opened. */
-async function loadBetterSqlite3(): Promise<typeof Database> {
-  try {
-    return (await import("better-sqlite3")).default;
-  } catch (cause) {
-    throw new Error(
-      "the SQLite store needs the `better-sqlite3` package: npm install better-sqlite3",
-      {
-        cause,
-      },
-    );
-  }
 }

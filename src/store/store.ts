@@ -46,13 +46,17 @@ export class StoreError extends Error {
   }
 }
 
-/** The database in this process when no server is named. */
-export type EmbeddedStore = "pglite" | "sqlite";
+/** The databases that can run in this process when no server is named. */
+export const EMBEDDED_STORES = ["pglite", "sqlite"] as const;
+export type EmbeddedStore = (typeof EMBEDDED_STORES)[number];
 
 export interface StoreOptions {
   /** PostgreSQL connection URL; omitted means an embedded database (`embedded`). */
   readonly databaseUrl?: string;
-  /** The embedded database: PGlite (default) or SQLite (better-sqlite3). */
+  /**
+   * The embedded database: SQLite (better-sqlite3, the default: about 100 MB resident and a
+   * first answer in half a second, bench/RESULTS.md) or PGlite (PostgreSQL in WebAssembly).
+   */
   readonly embedded?: EmbeddedStore;
   /** The embedded database's directory; omitted means in memory. */
   readonly dataDir?: string;
@@ -111,7 +115,7 @@ export async function openStore(options: StoreOptions = {}): Promise<FactStore> 
 function openExecutor(options: StoreOptions): Promise<SqlExecutor> {
   if (options.databaseUrl) return openPostgres({ connectionString: options.databaseUrl });
   const dataDir = options.dataDir ? { dataDir: options.dataDir } : {};
-  if (options.embedded === "sqlite") return openSqliteStore(dataDir);
+  if (options.embedded !== "pglite") return openSqliteStore(dataDir);
   return openPglite({
     ...dataDir,
     ...(options.pgliteSettings && { settings: options.pgliteSettings }),

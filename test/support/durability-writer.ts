@@ -1,6 +1,7 @@
 /**
  * A write load for the durability test, run as a child process that the test kills with
- * SIGKILL. It opens the store (a PGlite data directory, or a PostgreSQL URL), then applies
+ * SIGKILL. It opens the store (a PGlite data directory, `sqlite:<directory>` for the SQLite
+ * store, or a PostgreSQL URL), then applies
  * batches forever. Batch `<round>-<n>` inserts `FACTS` facts `tag(Batch{"<round>-<n>"},
  * Item{"<k>"})` split over three changesets, and deletes a fact that the batch itself inserted
  * first. After `applyBatch` resolves it prints `ack <round>-<n>`; stdout to a pipe is
@@ -12,13 +13,19 @@ import { openStore } from "../../src/store/store.js";
 
 const [target, round, count] = process.argv.slice(2);
 if (!target || !round) {
-  process.stderr.write("usage: durability-writer <data dir | postgres url> <round> [facts]\n");
+  process.stderr.write(
+    "usage: durability-writer <data dir | sqlite:<dir> | postgres url> <round> [facts]\n",
+  );
   process.exit(2);
 }
 const FACTS = Number(count ?? 200);
 
 const store = await openStore(
-  target.startsWith("postgres") ? { databaseUrl: target } : { dataDir: target },
+  target.startsWith("postgres")
+    ? { databaseUrl: target }
+    : target.startsWith("sqlite:")
+      ? { embedded: "sqlite", dataDir: target.slice("sqlite:".length) }
+      : { embedded: "pglite", dataDir: target },
 );
 process.stdout.write("ready\n");
 

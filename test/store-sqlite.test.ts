@@ -1,0 +1,197 @@
+/**
+ * The fact store on embedded SQLite (src/store/sqlite-executor.ts), where it differs from the
+ * PostgreSQL stores: one connection shared by concurrent requests, statements kept prepared by
+ * text, integers beyond 2^53, several processes on one file, and booleans as 1/0. The store
+ * suites that every store passes run it too (test/support/central-services.ts).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { serviceOver } from "../src/api/central.js";
+import { openSqliteStore, SQLITE_FILE } from "../src/store/sqlite-executor.js";
+import { openStore } from "../src/store/store.js";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+function freshDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "polar-sqlite-"));
+  dirs.push(dir);
+  return dir;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("the SQLite executor", () => {
+  it("keeps a transaction's uncommitted rows from statements outside it", async () => {
+    const db = await openSqliteStore();
+    try {
+      await db.query("CREATE TABLE t (v text)");
+      let seenDuring: unknown = null;
+      const failing = db.transaction(async (tx) => {
+        await tx.query("INSERT INTO t VALUES ('uncommitted')");
+        // Another request asks while the transaction waits between its statements.
+        const outside = db.query<{ n: number }>("SELECT count(*) AS n FROM t");
+        await sleep(30);
+        seenDuring = outside;
+        throw new Error("rolled back");
+      });
+      await expect(failing).rejects.toThrow("rolled back");
+      // The outside read ran after the rollback, so it never saw the row.
+      expect(await (seenDuring as Promise<{ n: number }[]>)).toEqual([{ n: 0 }]);
+      expect(await db.query("SELECT count(*) AS n FROM t")).toEqual([{ n: 0 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("runs transactions one after another, each whole", async () => {
+    const db = await openSqliteStore();
+    try {
+      await db.query("CREATE TABLE c (n integer)");
+      await db.query("INSERT INTO c VALUES (0)");
+      // Read-modify-write with a pause inside: interleaved, increments would be lost.
+      const bump = () =>
+        db.transaction(async (tx) => {
+          const [row] = await tx.query<{ n: number }>("SELECT n FROM c");
+          await sleep(2);
+          await tx.query("UPDATE c SET n = ?", [row!.n + 1]);
+        });
+      await Promise.all(Array.from({ length: 20 }, bump));
+      expect(await db.query("SELECT n FROM c")).toEqual([{ n: 20 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("answers integers beyond 2^53 exactly, and smaller ones as numbers", async () => {
+    const db = await openSqliteStore();
+    try {
+      const [row] = await db.query<{ big: unknown; small: unknown }>(
+        "SELECT CAST('9007199254740993' AS integer) AS big, 42 AS small",
+      );
+      expect(row).toEqual({ big: 9007199254740993n, small: 42 });
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("keeps answering past the number of statements it keeps prepared", async () => {
+    const db = await openSqliteStore();
+    try {
+      for (let round = 0; round < 2; round++) {
+        for (let i = 0; i < 700; i++) {
+          const [row] = await db.prepared<{ n: number }>(`SELECT CAST(? AS integer) + ${i} AS n`, [
+            String(round),
+          ]);
+          expect(row!.n).toBe(round + i);
+        }
+      }
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("reports a failing statement and goes on", async () => {
+    const db = await openSqliteStore();
+    try {
+      await expect(db.query("SELECT * FROM missing_table")).rejects.toThrow(/no such table/);
+      expect(await db.query("SELECT 1 AS one")).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+const POLICY = `actor User {}
+resource Ticket {
+  permissions = ["view"];
+  roles = ["reader"];
+  "view" if "reader";
+  "view" if is_public(resource, true);
+}`;
+
+const ticket = (id: string) => ({ type: "Ticket", id });
+const isPublic = (id: string, value: boolean) => ({
+  predicate: "is_public",
+  args: [ticket(id), { type: "Boolean", id: String(value) }],
+});
+const view = (id: string) => ({
+  actor_type: "User",
+  actor_id: "ada",
+  action: "view",
+  resource_type: "Ticket",
+  resource_id: id,
+});
+const allowed = (reply: { body: unknown }) => (reply.body as { allowed: boolean }).allowed;
+
+describe("the SQLite store", () => {
+  it("compares Boolean arguments as booleans (a stored false is not true)", async () => {
+    const service = serviceOver(await openStore({ embedded: "sqlite" }), { workers: 0 });
+    try {
+      await service.postPolicy({ src: POLICY, filename: "p.polar" }, {});
+      await service.batch([{ inserts: [isPublic("t1", true), isPublic("t2", false)] }]);
+      expect(allowed(await service.authorize(view("t1")))).toBe(true);
+      expect(allowed(await service.authorize(view("t2")))).toBe(false);
+      const found = await service.evaluateQuery({
+        predicate: ["is_public", ["t", "b"]],
+        calls: [],
+        constraints: { t: { type: "Ticket", ids: null }, b: { type: "Boolean", ids: null } },
+        context_facts: [],
+      });
+      expect(found.body).toEqual({
+        results: expect.arrayContaining([
+          { t: "t1", b: "true" },
+          { t: "t2", b: "false" },
+        ]),
+      });
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("keeps facts and policy in its directory, and answers after a restart", async () => {
+    const dir = freshDir();
+    const first = serviceOver(await openStore({ embedded: "sqlite", dataDir: dir }), {
+      workers: 0,
+    });
+    await first.postPolicy({ src: POLICY, filename: "p.polar" }, {});
+    await first.batch([{ inserts: [isPublic("t1", true)] }]);
+    await first.close();
+    const second = serviceOver(await openStore({ embedded: "sqlite", dataDir: dir }), {
+      workers: 0,
+    });
+    try {
+      expect((await second.getPolicy({})).body).toEqual({
+        policy: { filename: "p.polar", src: POLICY },
+      });
+      expect(allowed(await second.authorize(view("t1")))).toBe(true);
+      expect(allowed(await second.authorize(view("t2")))).toBe(false);
+    } finally {
+      await second.close();
+    }
+    expect(SQLITE_FILE).toMatch(/\.sqlite3$/);
+  });
+
+  it("two instances on one file: each answers with the other's last write", async () => {
+    const dir = freshDir();
+    const a = serviceOver(await openStore({ embedded: "sqlite", dataDir: dir }), { workers: 0 });
+    const b = serviceOver(await openStore({ embedded: "sqlite", dataDir: dir }), { workers: 0 });
+    try {
+      await a.postPolicy({ src: POLICY, filename: "p.polar" }, {});
+      for (let i = 0; i < 5; i++) {
+        // b has answered (and cached) the question before each write through a.
+        expect(allowed(await b.authorize(view(`t${i}`)))).toBe(false);
+        await a.batch([{ inserts: [isPublic(`t${i}`, true)] }]);
+        expect(allowed(await b.authorize(view(`t${i}`)))).toBe(true);
+        await b.batch([{ deletes: [isPublic(`t${i}`, true)] }]);
+        expect(allowed(await a.authorize(view(`t${i}`)))).toBe(false);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
