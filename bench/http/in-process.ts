@@ -10,6 +10,7 @@
  *   BENCH_DATA=recursive npx tsx bench/http/in-process.ts --shared-buffers=64MB  # PGlite setting
  *   BENCH_DATA=recursive npx tsx bench/http/in-process.ts authorize --repeat=500  # 500 bodies cycled
  *   ... --no-answer-cache                                   # the service keeps no answers
+ *   ... --store=pglite                                      # PGlite instead of SQLite
  */
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -17,7 +18,7 @@ import pg from "pg";
 import { serviceOver } from "../../src/api/central.js";
 import type { PolarService } from "../../src/api/service.js";
 import { EMBEDDED_SETTINGS } from "../../src/store/pglite-setup.js";
-import { openStore } from "../../src/store/store.js";
+import { type EmbeddedStore, openStore } from "../../src/store/store.js";
 import { type BenchRequest, datasetFromEnv } from "./fixture.js";
 
 const onPostgres = process.argv.includes("--postgres");
@@ -35,6 +36,9 @@ const repeat = Number(
   process.argv.find((a) => a.startsWith("--repeat="))?.slice("--repeat=".length) ?? 0,
 );
 const noAnswerCache = process.argv.includes("--no-answer-cache");
+/** `--store=pglite`: the embedded store (SQLite by default). */
+const embedded = (process.argv.find((a) => a.startsWith("--store="))?.slice("--store=".length) ??
+  "sqlite") as EmbeddedStore;
 
 async function storeUrl(): Promise<string> {
   const url = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -71,7 +75,9 @@ const pgliteSettings = sharedBuffers
       line.startsWith("shared_buffers") ? `shared_buffers = ${sharedBuffers}` : line,
     )
   : EMBEDDED_SETTINGS;
-const store = await openStore(onPostgres ? { databaseUrl: await storeUrl() } : { pgliteSettings });
+const store = await openStore(
+  onPostgres ? { databaseUrl: await storeUrl() } : { embedded, pgliteSettings },
+);
 const service = serviceOver(store, noAnswerCache ? { answerCache: false } : {});
 await service.postPolicy(
   { filename: "policy.polar", src: readFileSync(dataset.policyFile, "utf8") },
@@ -80,7 +86,7 @@ await service.postPolicy(
 const facts = dataset.facts();
 await store.applyBatch([{ inserts: facts as never }]);
 console.log(
-  `${facts.length} facts (${dataset.description}), ${onPostgres ? "PostgreSQL server" : "in-memory PGlite"}, load ${loadavg()
+  `${facts.length} facts (${dataset.description}), ${onPostgres ? "PostgreSQL server" : `in-memory ${embedded}`}, load ${loadavg()
     .map((l) => l.toFixed(1))
     .join(
       " ",
