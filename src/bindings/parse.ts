@@ -9,6 +9,7 @@ import { isAbstractType, isPrimitiveType } from "../core/value.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import { formatDiagnosticLine } from "../source/format.js";
 import { positionOf, type SourceFile, type Span } from "../source/source.js";
+import { StageError } from "../source/stage-error.js";
 import { type BindingsProblem, bindingsDiagnostic } from "./problems.js";
 import { plainScan, readBindingQuery, type SqlSyntax, tableName } from "./query.js";
 import { bindingBodySchema, dataBindingsDocumentSchema } from "./schema.js";
@@ -24,21 +25,27 @@ export interface ParseDataBindingsOptions {
 }
 
 /**
- * Invalid data bindings (code P701); the message lists every error as
- * `file:line:col: error[code]: …`. `diagnostics` holds the errors and any warnings.
+ * Invalid data bindings (code P701): a `StageError` whose span is the first error's; the
+ * message lists every error as `file:line:col: error[code]: …`. `diagnostics` holds the
+ * errors and any warnings.
  */
-export class DataBindingsError extends Error {
+export class DataBindingsError extends StageError {
   override readonly name = "DataBindingsError";
-  readonly code = "P701";
   constructor(
     readonly diagnostics: readonly Diagnostic[],
     source: SourceFile,
   ) {
+    const errors = diagnostics.filter((d) => d.severity === "error");
+    const first = errors[0];
     super(
-      diagnostics
-        .filter((d) => d.severity === "error")
-        .map((d) => formatDiagnosticLine(d, [source], { code: true }))
-        .join("\n"),
+      {
+        code: "P701",
+        kind: "invalid-data-bindings",
+        first: first?.message ?? null,
+        errors: errors.length,
+      },
+      first?.span ? { span: first.span, sources: [source] } : null,
+      errors.map((d) => formatDiagnosticLine(d, [source], { code: true })).join("\n"),
     );
   }
 }
