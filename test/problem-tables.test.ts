@@ -21,7 +21,6 @@ import {
   type CheckProblem,
   type CheckProblemKind,
   checkDiagnostic,
-  describeCheckProblem,
 } from "../src/check/problems.js";
 import { PlanError } from "../src/plan/errors.js";
 import { LiteralError, quoteIdentifier } from "../src/print/postgres-literal.js";
