@@ -1,7 +1,8 @@
 /**
- * The message tables: every problem kind of the checker (src/check/problems.ts), the bindings
- * reader and checks (src/bindings/problems.ts) and the later stages (src/source/problems.ts)
- * has a one-line message that names its subject, and errors raised through the tables keep
+ * The message tables: every problem kind of the parser (src/polar/problems.ts), the checker
+ * (src/check/problems.ts), the bindings reader and checks (src/bindings/problems.ts) and the
+ * later stages (src/source/problems.ts) has a one-line message that names its subject, and
+ * errors raised through the tables keep
  * their code, `file:line:col` and code frame. The sample records are typed by kind, so a kind
  * added without a sample does not compile; the runtime checks catch an empty message.
  */
@@ -23,6 +24,11 @@ import {
   checkDiagnostic,
 } from "../src/check/problems.js";
 import { PlanError } from "../src/plan/errors.js";
+import {
+  describeParseProblem,
+  type ParseProblem,
+  type ParseProblemKind,
+} from "../src/polar/problems.js";
 import { LiteralError, quoteIdentifier } from "../src/print/postgres-literal.js";
 import { formatDiagnostic, formatDiagnosticLine } from "../src/source/format.js";
 import { describeProblem, type Problem, type ProblemKind } from "../src/source/problems.js";
@@ -31,6 +37,26 @@ import { checked } from "./local-support.js";
 
 type Samples<P extends { readonly kind: string }, K extends string> = {
   readonly [Kind in K]: Extract<P, { readonly kind: Kind }>;
+};
+
+const PARSE: Samples<ParseProblem, ParseProblemKind> = {
+  "unexpected-character": { code: "P001", kind: "unexpected-character", char: "$" },
+  "unterminated-string": { code: "P002", kind: "unterminated-string" },
+  "line-break-in-string": { code: "P003", kind: "line-break-in-string" },
+  "float-literal": { code: "P004", kind: "float-literal", image: "1.5" },
+  "integer-too-large": { code: "P005", kind: "integer-too-large", image: "99999999999999999999" },
+  "unexpected-token": { code: "P006", kind: "unexpected-token", image: "}", expected: "`;`" },
+  "missing-semicolon": { code: "P006", kind: "missing-semicolon", after: "]" },
+  "unexpected-end": { code: "P007", kind: "unexpected-end", expected: "`)`" },
+  "double-equals": { code: "P008", kind: "double-equals" },
+  isa: { code: "P008", kind: "isa" },
+  "attribute-lookup": { code: "P008", kind: "attribute-lookup", object: "user", field: "name" },
+  "nesting-too-deep": { code: "P009", kind: "nesting-too-deep", levels: 64 },
+  "item-too-deep": { code: "P009", kind: "item-too-deep" },
+  "dangling-colons": { code: "P010", kind: "dangling-colons", name: "App::" },
+  "in-needs-list": { code: "P303", kind: "in-needs-list" },
+  "matches-needs-variable": { code: "P304", kind: "matches-needs-variable" },
+  "lone-term": { code: "P307", kind: "lone-term", text: "x" },
 };
 
 const CHECK: Samples<CheckProblem, CheckProblemKind> = {
@@ -437,6 +463,7 @@ interface Table {
 }
 
 const TABLES: readonly Table[] = [
+  { name: "parser", samples: PARSE, text: (p: ParseProblem) => describeParseProblem(p) },
   {
     name: "checker",
     samples: CHECK,
