@@ -7,8 +7,8 @@
  */
 import type { Program } from "../check/program.js";
 import type { CentralFacts } from "../core/central-facts.js";
-import { type Diagnostic, hasErrors, warning } from "../source/diagnostic.js";
-import { locationPrefix } from "../source/format.js";
+import { type Diagnostic, hasErrors } from "../source/diagnostic.js";
+import { spanLocation } from "../source/format.js";
 import type { SourceFile, Span } from "../source/source.js";
 import { didYouMeanSuffix } from "../source/suggest.js";
 import { spanInScalar } from "./locate.js";
@@ -265,13 +265,12 @@ function checkLeaves(
         patternsOverlap(program, binding.slots.map(slotArg), leaf.args),
     );
     if (bound || (central && centralProduces(program, central, leaf))) continue;
-    const where = locationPrefix({ ...warning("W005", ""), span: leaf.span }, program.sources);
     const problem = {
       code: "W005",
       kind: "unproduced-fact",
       fact: formatPattern(leaf),
       central: central !== undefined,
-      rule: where.replace(/: $/, ""),
+      rule: spanLocation(leaf.span, program.sources),
     } as const;
     context.diagnostics.push(bindingsDiagnostic(problem, at));
   }
