@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { isAbstractType, isPrimitiveType } from "../core/value.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import { formatDiagnosticLine } from "../source/format.js";
+import type { Problem } from "../source/problems.js";
 import { positionOf, type SourceFile, type Span } from "../source/source.js";
 import { StageError } from "../source/stage-error.js";
 import { type BindingsProblem, bindingsDiagnostic } from "./problems.js";
@@ -31,6 +32,8 @@ export interface ParseDataBindingsOptions {
  */
 export class DataBindingsError extends StageError {
   override readonly name = "DataBindingsError";
+  declare readonly code: "P701";
+  declare readonly problem: Extract<Problem, { kind: "invalid-data-bindings" }>;
   constructor(
     readonly diagnostics: readonly Diagnostic[],
     source: SourceFile,

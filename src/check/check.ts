@@ -7,6 +7,7 @@
 import type { Block, Item, PolicyFile } from "../polar/ast.js";
 import { parsePolicy } from "../polar/parse.js";
 import { type Diagnostic, hasErrors } from "../source/diagnostic.js";
+import type { Problem } from "../source/problems.js";
 import type { SourceFile } from "../source/source.js";
 import { StageError } from "../source/stage-error.js";
 import { warnUndeclaredAssertionNames } from "./assertion-names.js";
@@ -73,6 +74,7 @@ export function checkPolicyText(text: string, filename = "policy.polar"): CheckR
  */
 export class PolicyError extends StageError {
   override readonly name = "PolicyError";
+  declare readonly problem: Extract<Problem, { kind: "invalid-policy" }>;
   readonly diagnostics: readonly Diagnostic[];
 
   constructor(diagnostics: readonly Diagnostic[], sources: readonly SourceFile[]) {
