@@ -94,8 +94,9 @@ describe("quoteString", () => {
     expect(quoteString("a\\b'")).toBe("E'a\\\\b'''");
   });
   it("refuses NUL and unpaired surrogates", () => {
+    expect(() => quoteString("a\u0000b")).toThrow(LiteralError);
     expect(() => quoteString("a\u0000b")).toThrow(
-      new LiteralError("string contains U+0000 (NUL), which PostgreSQL text cannot hold"),
+      "string contains U+0000 (NUL), which PostgreSQL text cannot hold",
     );
     expect(() => quoteString("a\uD800b")).toThrow("string contains an unpaired UTF-16 surrogate");
     expect(() => quoteString("\uDC00")).toThrow(LiteralError);

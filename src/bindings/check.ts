@@ -7,8 +7,8 @@
  */
 import type { Program } from "../check/program.js";
 import type { CentralFacts } from "../core/central-facts.js";
-import { type Diagnostic, error, hasErrors, tick, warning } from "../source/diagnostic.js";
-import { locationPrefix } from "../source/format.js";
+import { type Diagnostic, hasErrors } from "../source/diagnostic.js";
+import { spanLocation } from "../source/format.js";
 import type { SourceFile, Span } from "../source/source.js";
 import { didYouMeanSuffix } from "../source/suggest.js";
 import { spanInScalar } from "./locate.js";
@@ -22,6 +22,7 @@ import {
   policyUse,
   slotArg,
 } from "./policy-use.js";
+import { type BindingsProblem, bindingsDiagnostic } from "./problems.js";
 import { plainScan, type SqlSyntax, selectListWidth } from "./query.js";
 import { formatSlot } from "./signature.js";
 import { signatureParts } from "./signature-parts.js";
@@ -102,10 +103,6 @@ function inSignature(context: Context, location: BindingLocation, from: number, 
   return spanInScalar(context.read.source, location.signature, location.signatureText, from, to);
 }
 
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? "" : "s"}`;
-}
-
 /** The number of `_` slots: the columns a binding query must return. */
 export function columnSlots(binding: Binding): number {
   return binding.slots.filter((slot) => slot.kind === "column").length;
@@ -122,14 +119,15 @@ function checkColumnCount(context: Context, binding: Binding, location: BindingL
     width.start,
     width.end,
   );
-  context.diagnostics.push(
-    error(
-      "P708",
-      `query of binding ${tick(binding.signature)} returns ${plural(width.columns, "column")}, but its signature has ${plural(expected, "`_` slot")}`,
-      span,
-      "a binding query returns one column per `_` of its signature, in order; constants such as `String:owner` take no column",
-    ),
-  );
+  const problem = {
+    code: "P708",
+    kind: "column-count",
+    signature: binding.signature,
+    columns: width.columns,
+    slots: expected,
+    database: false,
+  } as const;
+  context.diagnostics.push(bindingsDiagnostic(problem, span));
 }
 
 function checkTypes(
@@ -146,19 +144,20 @@ function checkTypes(
     const at = part?.type ?? part?.value ?? null;
     const span = at ? inSignature(context, location, at[0], at[1]) : location.signature;
     const suggestion = didYouMeanSuffix(slot.type, program.types.keys());
-    context.diagnostics.push(
-      error(
-        "P707",
-        `type ${tick(slot.type)} in binding ${tick(binding.signature)} is not declared by the policy${suggestion}`,
-        span,
-      ),
-    );
+    const problem = {
+      code: "P707",
+      kind: "undeclared-binding-type",
+      type: slot.type,
+      signature: binding.signature,
+      suggestion,
+    } as const;
+    context.diagnostics.push(bindingsDiagnostic(problem, span));
   });
   return known;
 }
 
 /** What a constant at this position names, for messages. */
-function constantKind(predicate: string, index: number): string {
+function constantKind(predicate: string, index: number) {
   if (index === 1 && predicate === "has_role") return "role";
   if (index === 1 && predicate === "has_relation") return "relation";
   if (index === 1 && predicate === "has_permission") return "permission";
@@ -179,18 +178,20 @@ function checkUsed(
   const fitting = named.filter((call) => call.args.length === args.length);
   if (fitting.some((call) => patternsOverlap(program, call.args, args))) return;
   const parts = signatureParts(location.signatureText);
-  const report = (message: string, span: Span) =>
-    context.diagnostics.push(warning("W004", message, span));
+  const report = (problem: BindingsProblem, span: Span) =>
+    context.diagnostics.push(bindingsDiagnostic(problem, span));
+  const { predicate, signature } = binding;
   if (named.length === 0) {
     const name = parts ? inSignature(context, location, ...parts.predicate) : location.signature;
-    const suggestion = didYouMeanSuffix(binding.predicate, use.callsByName.keys());
-    report(`no rule of the policy reads \`${binding.predicate}\`${suggestion}`, name);
+    const suggestion = didYouMeanSuffix(predicate, use.callsByName.keys());
+    report({ code: "W004", kind: "unread-predicate", predicate, suggestion }, name);
     return;
   }
   if (fitting.length === 0) {
     const arities = [...new Set(named.map((call) => call.args.length))].sort((a, b) => a - b);
+    const arity = args.length;
     report(
-      `rules read \`${binding.predicate}\` with ${arities.join(" or ")} ${arities.length === 1 && arities[0] === 1 ? "argument" : "arguments"}, but binding ${tick(binding.signature)} has ${args.length}`,
+      { code: "W004", kind: "unread-arity", predicate, arities, signature, arity },
       location.signature,
     );
     return;
@@ -208,17 +209,18 @@ function checkUsed(
     });
     const part = parts?.args[index]?.value;
     const span = part ? inSignature(context, location, ...part) : location.signature;
-    const kind = constantKind(binding.predicate, index);
-    report(
-      `no rule reads ${kind} ${tick(slot.value)} of binding ${tick(binding.signature)}${didYouMeanSuffix(slot.value, names)}`,
-      span,
-    );
+    const problem = {
+      code: "W004",
+      kind: "unread-constant",
+      noun: constantKind(predicate, index),
+      value: slot.value,
+      signature,
+      suggestion: didYouMeanSuffix(slot.value, names),
+    } as const;
+    report(problem, span);
     return;
   }
-  report(
-    `no rule reads \`${binding.predicate}\` with the types of binding ${tick(binding.signature)}`,
-    location.signature,
-  );
+  report({ code: "W004", kind: "unread-types", predicate, signature }, location.signature);
 }
 
 function formatPattern(pattern: FactPattern): string {
@@ -263,26 +265,23 @@ function checkLeaves(
         patternsOverlap(program, binding.slots.map(slotArg), leaf.args),
     );
     if (bound || (central && centralProduces(program, central, leaf))) continue;
-    const fact = tick(formatPattern(leaf));
-    const message = central
-      ? `neither a binding nor a central fact produces ${fact}, which the policy reads`
-      : `no binding produces ${fact}, which the policy reads; unless a central fact does, rules that need it never hold`;
-    const where = locationPrefix({ ...warning("W005", ""), span: leaf.span }, program.sources);
-    context.diagnostics.push(
-      warning("W005", message, at, `read by the rule at ${where.replace(/: $/, "")}`),
-    );
+    const problem = {
+      code: "W005",
+      kind: "unproduced-fact",
+      fact: formatPattern(leaf),
+      central: central !== undefined,
+      rule: spanLocation(leaf.span, program.sources),
+    } as const;
+    context.diagnostics.push(bindingsDiagnostic(problem, at));
   }
 }
 
 function checkSqlTypes(context: Context, program: Program): void {
   for (const [type, span] of context.read.locations.sqlTypes) {
     if (program.types.has(type)) continue;
+    const suggestion = didYouMeanSuffix(type, program.types.keys());
     context.diagnostics.push(
-      warning(
-        "W006",
-        `\`sql_types\` names type ${tick(type)}, which the policy does not declare${didYouMeanSuffix(type, program.types.keys())}`,
-        span,
-      ),
+      bindingsDiagnostic({ code: "W006", kind: "unknown-sql-type", type, suggestion }, span),
     );
   }
 }
@@ -302,12 +301,9 @@ function checkKeys(context: Context): void {
   );
   for (const [table, span] of context.read.locations.keys) {
     if (scanned.has(table)) continue;
+    const name = displayTableName(table);
     context.diagnostics.push(
-      warning(
-        "W006",
-        `no binding reads table ${tick(displayTableName(table))} with a plain scan (\`SELECT … FROM table [WHERE …]\`), so its key is not used`,
-        span,
-      ),
+      bindingsDiagnostic({ code: "W006", kind: "unused-key", table: name }, span),
     );
   }
 }

@@ -16,7 +16,7 @@
  */
 import type { Program } from "../check/program.js";
 import type { Catalog, CatalogColumn } from "../database/types.js";
-import { locationPrefix } from "../source/format.js";
+import { spanLocation } from "../source/format.js";
 import { type Draft, type DraftOptions, draftFacts, sqlTable } from "./draft-facts.js";
 import { type FactPattern, patternsOverlap, policyUse, slotArg } from "./policy-use.js";
 import { formatSlot, isPolarName } from "./signature.js";
@@ -110,13 +110,8 @@ export function draftBindings(catalog: Catalog, options: DraftOptions): string {
         "# central facts, or bind them by hand.",
       );
       for (const leaf of missing) {
-        const where = locationPrefix(
-          { code: "W005", severity: "warning", message: "", span: leaf.span },
-          program.sources,
-        );
-        lines.push(
-          `#   ${commentText(patternText(leaf))}   (${commentText(where.replace(/: $/, ""))})`,
-        );
+        const where = spanLocation(leaf.span, program.sources);
+        lines.push(`#   ${commentText(patternText(leaf))}   (${commentText(where)})`);
       }
     }
   }

@@ -6,12 +6,15 @@
 import { type Document, isAlias, isMap, isNode, isScalar, parseDocument, type YAMLMap } from "yaml";
 import type { z } from "zod";
 import { isAbstractType, isPrimitiveType } from "../core/value.js";
-import { type Diagnostic, type DiagnosticCode, error, tick } from "../source/diagnostic.js";
+import type { Diagnostic } from "../source/diagnostic.js";
 import { formatDiagnosticLine } from "../source/format.js";
+import type { Problem } from "../source/problems.js";
 import { positionOf, type SourceFile, type Span } from "../source/source.js";
-import { checkBindingQuery, plainScan, type SqlSyntax, tableName } from "./query.js";
+import { StageError } from "../source/stage-error.js";
+import { type BindingsProblem, bindingsDiagnostic } from "./problems.js";
+import { plainScan, readBindingQuery, type SqlSyntax, tableName } from "./query.js";
 import { bindingBodySchema, dataBindingsDocumentSchema } from "./schema.js";
-import { formatSignature, isPolarName, parseSignature } from "./signature.js";
+import { formatSignature, isPolarName, readSignature } from "./signature.js";
 import { normalizeSqlType } from "./sql-type.js";
 import type { Binding, DataBindings } from "./types.js";
 
@@ -23,21 +26,29 @@ export interface ParseDataBindingsOptions {
 }
 
 /**
- * Invalid data bindings (code P701); the message lists every error as
- * `file:line:col: error[code]: …`. `diagnostics` holds the errors and any warnings.
+ * Invalid data bindings (code P701): a `StageError` whose span is the first error's; the
+ * message lists every error as `file:line:col: error[code]: …`. `diagnostics` holds the
+ * errors and any warnings.
  */
-export class DataBindingsError extends Error {
+export class DataBindingsError extends StageError {
   override readonly name = "DataBindingsError";
-  readonly code = "P701";
+  declare readonly code: "P701";
+  declare readonly problem: Extract<Problem, { kind: "invalid-data-bindings" }>;
   constructor(
     readonly diagnostics: readonly Diagnostic[],
     source: SourceFile,
   ) {
+    const errors = diagnostics.filter((d) => d.severity === "error");
+    const first = errors[0];
     super(
-      diagnostics
-        .filter((d) => d.severity === "error")
-        .map((d) => formatDiagnosticLine(d, [source], { code: true }))
-        .join("\n"),
+      {
+        code: "P701",
+        kind: "invalid-data-bindings",
+        first: first?.message ?? null,
+        errors: errors.length,
+      },
+      first?.span ? { span: first.span, sources: [source] } : null,
+      errors.map((d) => formatDiagnosticLine(d, [source], { code: true })).join("\n"),
     );
   }
 }
@@ -96,13 +107,8 @@ function spanOf(context: Context, node: YamlNode): Span {
   return { file: context.source.name, start: range?.[0] ?? 0, end: range?.[1] ?? 0 };
 }
 
-function report(
-  context: Context,
-  message: string,
-  node: YamlNode,
-  code: DiagnosticCode = "P701",
-): void {
-  context.diagnostics.push(error(code, message, spanOf(context, node)));
+function report(context: Context, problem: BindingsProblem, node: YamlNode): void {
+  context.diagnostics.push(bindingsDiagnostic(problem, spanOf(context, node)));
 }
 
 function resolve(context: Context, node: YamlNode): YamlNode {
@@ -128,7 +134,7 @@ function findPair(context: Context, map: YamlNode, key: string) {
 
 /** A signature as shown in messages: canonical when it parses, as written otherwise. */
 function displaySignature(raw: string): string {
-  const parsed = parseSignature(raw);
+  const parsed = readSignature(raw);
   return parsed.kind === "signature" ? formatSignature(parsed.predicate, parsed.slots) : raw;
 }
 
@@ -154,38 +160,31 @@ function reportShape(context: Context, issue: z.core.$ZodIssue, data: unknown): 
   if (section === undefined) {
     for (const unknown of unknownKeys) {
       const pair = findPair(context, context.doc.contents, unknown);
-      const message = `unknown key ${tick(unknown)} in data bindings; expected \`facts\`, \`sql_types\` or \`keys\``;
-      report(context, message, pair?.key ?? at, "P705");
+      report(context, { code: "P705", kind: "unknown-section", key: unknown }, pair?.key ?? at);
     }
     if (issue.code !== "unrecognized_keys") {
-      report(
-        context,
-        "data bindings must be a mapping with keys `facts`, `sql_types` and `keys`",
-        at,
-      );
+      report(context, { code: "P701", kind: "document-not-mapping" }, at);
     }
   } else if (key === undefined) {
-    const what =
-      section === "facts"
-        ? "fact signatures to queries"
-        : section === "keys"
-          ? "table names to key columns"
-          : "type names to SQL type names";
-    report(context, `${tick(section)} must be a mapping from ${what}`, at);
+    const known = section === "facts" || section === "keys" ? section : "sql_types";
+    report(context, { code: "P701", kind: "section-not-mapping", section: known }, at);
   } else if (section === "sql_types") {
-    report(context, `\`sql_types\` entry ${tick(key)} must be a string`, at);
+    report(context, { code: "P701", kind: "sql-type-not-string", type: key }, at);
   } else if (section === "keys") {
-    report(context, `\`keys\` entry ${tick(key)} must be a column name or a list of them`, at);
+    report(context, { code: "P701", kind: "key-not-columns", table: key }, at);
   } else {
-    const binding = `binding ${tick(displaySignature(key))}`;
+    const signature = displaySignature(key);
     for (const unknown of unknownKeys) {
-      report(context, `unknown key ${tick(unknown)} in ${binding}; expected \`query\``, at, "P705");
+      report(context, { code: "P705", kind: "unknown-binding-key", key: unknown, signature }, at);
     }
     if (issue.code === "unrecognized_keys") return;
-    if (input === undefined || input === null) report(context, `${binding} has no query`, at);
-    else if (path.length === 2)
-      report(context, `${binding} must be a mapping with a \`query\``, at);
-    else report(context, `query of ${binding} must be a string`, at);
+    const kind =
+      input === undefined || input === null
+        ? "binding-without-query"
+        : path.length === 2
+          ? "binding-not-mapping"
+          : "query-not-string";
+    report(context, { code: "P701", kind, signature }, at);
   }
 }
 
@@ -195,22 +194,28 @@ function readFacts(context: Context, facts: YAMLMap): Read {
   const seen = new Set<string>();
   for (const pair of facts.items) {
     const signatureText = keyText(context, pair.key);
-    const parsed = parseSignature(signatureText);
+    const parsed = readSignature(signatureText);
     if (parsed.kind === "error") {
-      report(context, parsed.message, pair.key, "P706");
+      report(context, parsed.problem, pair.key);
       continue;
     }
     const signature = formatSignature(parsed.predicate, parsed.slots);
     if (seen.has(signature)) {
-      report(context, `duplicate binding ${tick(signature)}`, pair.key);
+      report(context, { code: "P701", kind: "duplicate-binding", signature }, pair.key);
       continue;
     }
     seen.add(signature);
     const body = bindingBodySchema.safeParse(toJS(context, pair.value));
     if (!body.success) continue; // reported by the shape check
-    const query = checkBindingQuery(body.data.query, context.syntax);
+    const query = readBindingQuery(body.data.query, context.syntax);
     if (query.kind === "error") {
-      report(context, `query of binding ${tick(signature)} ${query.problem}`, pair.key);
+      const problem = {
+        code: "P701",
+        kind: "invalid-query",
+        signature,
+        defect: query.defect,
+      } as const;
+      report(context, problem, pair.key);
       continue;
     }
     const { line } = positionOf(context.source, spanOf(context, pair.key).start);
@@ -247,16 +252,14 @@ function readSqlTypes(
     const sqlType = toJS(context, pair.value);
     const normalized = typeof sqlType === "string" ? normalizeSqlType(sqlType) : null;
     if (!isPolarName(type)) {
-      report(context, `invalid type name ${tick(type)} in \`sql_types\``, pair.key);
+      report(context, { code: "P701", kind: "invalid-type-name", type }, pair.key);
     } else if (isPrimitiveType(type) || isAbstractType(type)) {
-      const kind = isPrimitiveType(type) ? "primitive" : "abstract";
-      const message = `\`sql_types\` cannot give an SQL type to ${kind} type ${tick(type)}; list entity types`;
-      report(context, message, pair.key);
+      const abstract = !isPrimitiveType(type);
+      report(context, { code: "P701", kind: "sql-type-for-builtin", type, abstract }, pair.key);
     } else if (types.has(type)) {
-      report(context, `duplicate type ${tick(type)} in \`sql_types\``, pair.key);
+      report(context, { code: "P701", kind: "duplicate-sql-type", type }, pair.key);
     } else if (typeof sqlType === "string" && normalized === null) {
-      const message = `invalid SQL type ${tick(sqlType)} for ${tick(type)} in \`sql_types\`; expected a type name such as \`integer\`, \`uuid\` or \`varchar(64)\``;
-      report(context, message, pair.key);
+      report(context, { code: "P701", kind: "invalid-sql-type", sqlType, type }, pair.key);
     } else if (normalized !== null) {
       types.set(type, normalized);
       spans.set(type, spanOf(context, pair.key));
@@ -277,10 +280,9 @@ function readKeys(
     const value = toJS(context, pair.value);
     const columns = typeof value === "string" ? [value] : Array.isArray(value) ? value : null;
     if (name === null) {
-      const message = `invalid table name ${tick(table)} in \`keys\`; expected \`table\` or \`schema.table\``;
-      report(context, message, pair.key);
+      report(context, { code: "P701", kind: "invalid-key-table", table }, pair.key);
     } else if (read.has(name)) {
-      report(context, `duplicate table ${tick(table)} in \`keys\``, pair.key);
+      report(context, { code: "P701", kind: "duplicate-key-table", table }, pair.key);
     } else if (columns?.every((column) => typeof column === "string")) {
       const names = columns.map((column) => {
         const canonical = tableName(column, context.syntax);
@@ -289,11 +291,7 @@ function readKeys(
       });
       const bad = columns.find((_, i) => names[i] === null);
       if (bad !== undefined) {
-        report(
-          context,
-          `invalid column name ${tick(bad)} for ${tick(table)} in \`keys\``,
-          pair.key,
-        );
+        report(context, { code: "P701", kind: "invalid-key-column", column: bad, table }, pair.key);
       } else if (columns.length > 0) {
         read.set(name, names as string[]);
         spans.set(name, spanOf(context, pair.key));
@@ -342,16 +340,19 @@ export function readDataBindings(
     // The parser may place an error just past the end of the text.
     const start = Math.min(yamlError.pos[0], yamlText.length);
     const end = Math.min(Math.max(yamlError.pos[1], start), yamlText.length);
-    const message = `invalid YAML in data bindings: ${lowerFirst(yamlError.message.split("\n")[0]!)}`;
-    context.diagnostics.push(error("P704", message, { file: source.name, start, end }));
+    const reason = lowerFirst(yamlError.message.split("\n")[0]!);
+    const span = { file: source.name, start, end };
+    context.diagnostics.push(
+      bindingsDiagnostic({ code: "P704", kind: "invalid-yaml", reason }, span),
+    );
   }
   if (context.diagnostics.length > 0) return done();
   let data: unknown;
   try {
     data = doc.toJS();
   } catch (thrown) {
-    const message = `invalid YAML in data bindings: ${lowerFirst((thrown as Error).message)}`;
-    report(context, message, doc.contents, "P704");
+    const reason = lowerFirst((thrown as Error).message);
+    report(context, { code: "P704", kind: "invalid-yaml", reason }, doc.contents);
     return done();
   }
   const shape = dataBindingsDocumentSchema.safeParse(data);
@@ -364,7 +365,7 @@ export function readDataBindings(
     const value = resolve(context, pair.value);
     if (section !== "facts" && section !== "sql_types" && section !== "keys") continue; // reported by the shape check
     if (sections.has(section))
-      report(context, `duplicate key ${tick(section)} in data bindings`, pair.key);
+      report(context, { code: "P701", kind: "duplicate-section", section }, pair.key);
     else if (section === "facts" && isMap(value)) facts = readFacts(context, value);
     else if (section === "sql_types" && isMap(value))
       sqlTypes = readSqlTypes(context, value, sqlTypeSpans);

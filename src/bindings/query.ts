@@ -14,6 +14,8 @@
  *   block comments, `?`, `?1`, `:name`, `@name` and `$name` parameters.
  */
 
+import { describeQueryDefect, type QueryDefect } from "./problems.js";
+
 /** The SQL syntax binding queries are written in: the application's engine. */
 export type SqlSyntax = "postgres" | "mysql" | "sqlite";
 
@@ -22,6 +24,11 @@ export type QueryCheck =
   | { readonly kind: "query"; readonly query: string }
   /** `problem` completes "query of binding `sig` …". */
   | { readonly kind: "error"; readonly problem: string };
+
+/** Like `QueryCheck`, with the defect as data (src/bindings/problems.ts writes its text). */
+export type QueryRead =
+  | { readonly kind: "query"; readonly query: string }
+  | { readonly kind: "error"; readonly defect: QueryDefect };
 
 interface Token {
   readonly kind: "word" | "punct" | "literal" | "parameter";
@@ -211,36 +218,35 @@ function parenthesesBalance(tokens: readonly Token[]): boolean {
  *   checkBindingQuery("SELECT 1; DELETE FROM t") // { kind: "error", problem: "must be one statement; …" }
  */
 export function checkBindingQuery(text: string, syntax: SqlSyntax = "postgres"): QueryCheck {
+  const read = readBindingQuery(text, syntax);
+  return read.kind === "query"
+    ? read
+    : { kind: "error", problem: describeQueryDefect(read.defect) };
+}
+
+/**
+ * Validates a binding query: the text to paste, or what is wrong with it.
+ *
+ *   readBindingQuery("") // { kind: "error", defect: { kind: "empty" } }
+ */
+export function readBindingQuery(text: string, syntax: SqlSyntax = "postgres"): QueryRead {
+  const fail = (defect: QueryDefect): QueryRead => ({ kind: "error", defect });
   const scan = scanSql(text, syntax);
-  if (scan.unterminated)
-    return { kind: "error", problem: `has an unterminated ${scan.unterminated}` };
+  if (scan.unterminated) return fail({ kind: "unterminated", what: scan.unterminated });
   let end = scan.tokens.length;
   while (end > 0 && isPunct(scan.tokens[end - 1], ";")) end--;
   const tokens = scan.tokens.slice(0, end);
   const cut = scan.tokens[end]?.start ?? text.length;
   let query = text.slice(0, cut).trimEnd();
-  if (tokens.length === 0) return { kind: "error", problem: "is empty" };
-  if (tokens.some((token) => isPunct(token, ";"))) {
-    return { kind: "error", problem: "must be one statement; found `;` before its end" };
-  }
+  if (tokens.length === 0) return fail({ kind: "empty" });
+  if (tokens.some((token) => isPunct(token, ";"))) return fail({ kind: "several-statements" });
   const first = tokens.find((token) => !isPunct(token, "("));
   if (first?.kind !== "word" || !SELECT_LIKE.has(first.text.toLowerCase())) {
-    const found = first ? `; found \`${first.text}\`` : "";
-    return {
-      kind: "error",
-      problem: `must be a single SELECT-like statement starting with SELECT, WITH, VALUES or TABLE${found}`,
-    };
+    return fail({ kind: "not-select", found: first ? first.text : null });
   }
-  if (!parenthesesBalance(tokens)) {
-    return { kind: "error", problem: "has unbalanced parentheses" };
-  }
+  if (!parenthesesBalance(tokens)) return fail({ kind: "unbalanced" });
   const parameter = tokens.find((token) => token.kind === "parameter");
-  if (parameter) {
-    return {
-      kind: "error",
-      problem: `uses parameter \`${parameter.text}\`; binding queries cannot take parameters`,
-    };
-  }
+  if (parameter) return fail({ kind: "parameter", parameter: parameter.text });
   // A `--` comment running to the end would swallow whatever SQL is written after the query.
   const length = query.length;
   if (scan.lineComments.some(([start, stop]) => start < length && stop >= length)) query += "\n";

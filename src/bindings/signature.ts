@@ -17,12 +17,17 @@
  */
 
 import { isAbstractType, parseInteger } from "../core/value.js";
-import { tick } from "../source/diagnostic.js";
+import { describeBindingsProblem, type SignatureProblem } from "./problems.js";
 import type { BindingSlot } from "./types.js";
 
 export type SignatureResult =
   | { readonly kind: "signature"; readonly predicate: string; readonly slots: BindingSlot[] }
   | { readonly kind: "error"; readonly message: string };
+
+/** Like `SignatureResult`, with the problem as data (src/bindings/problems.ts writes its text). */
+export type SignatureRead =
+  | { readonly kind: "signature"; readonly predicate: string; readonly slots: BindingSlot[] }
+  | { readonly kind: "error"; readonly problem: SignatureProblem };
 
 /** A Polar name (docs/policy-language.md#names), matched at a position. */
 const NAME_SOURCE =
@@ -141,32 +146,32 @@ function misplacedType(arg: RawArg): string | null {
   return colon === -1 ? null : arg.value.slice(0, colon);
 }
 
-function checkArg(arg: RawArg, signature: string): BindingSlot | string {
-  const inSignature = `in fact signature ${tick(signature)}`;
+function checkArg(arg: RawArg, signature: string): BindingSlot | SignatureProblem {
+  const code = "P706";
   const badType = misplacedType(arg);
-  if (badType === "") return `missing type before \`:\` ${inSignature}`;
-  if (badType !== null) return `invalid type name ${tick(badType)} ${inSignature}`;
+  if (badType === "") return { code, kind: "signature-missing-type", signature };
+  if (badType !== null) return { code, kind: "signature-invalid-type", type: badType, signature };
   if (isAbstractType(arg.type)) {
-    return `abstract type ${tick(arg.type)} ${inSignature}; bindings need a concrete type`;
+    return { code, kind: "signature-abstract-type", type: arg.type, signature };
   }
   if (arg.value === null) return { kind: "column", type: arg.type };
   const value = arg.value;
-  if (value.includes("\0")) return `constant ${inSignature} contains U+0000 (NUL)`;
+  if (value.includes("\0")) return { code, kind: "signature-nul", signature };
   switch (arg.type) {
     case "Integer": {
       const integer = parseInteger(value);
-      if (integer === null) return `invalid Integer constant ${tick(value)} ${inSignature}`;
+      if (integer === null) return { code, kind: "signature-invalid-integer", value, signature };
       return { kind: "constant", type: "Integer", value: integer.toString() };
     }
     case "Boolean":
       if (value !== "true" && value !== "false") {
-        return `invalid Boolean constant ${tick(value)} ${inSignature}; expected \`true\` or \`false\``;
+        return { code, kind: "signature-invalid-boolean", value, signature };
       }
       return { kind: "constant", type: "Boolean", value };
     case "String":
       return { kind: "constant", type: "String", value };
     default:
-      if (value === "") return `empty ${tick(arg.type)} id ${inSignature}`;
+      if (value === "") return { code, kind: "signature-empty-id", type: arg.type, signature };
       return { kind: "constant", type: arg.type, value };
   }
 }
@@ -182,17 +187,28 @@ function checkArg(arg: RawArg, signature: string): BindingSlot | string {
  *   parseSignature("has_role(User:_") // { kind: "error", message: "invalid fact signature `has_role(User:_`" }
  */
 export function parseSignature(text: string): SignatureResult {
+  const read = readSignature(text);
+  if (read.kind === "signature") return read;
+  return { kind: "error", message: describeBindingsProblem(read.problem).message };
+}
+
+/**
+ * Like `parseSignature`, with the problem as data.
+ *
+ *   readSignature("has_role(User:_") // { kind: "error", problem: { code: "P706", kind: "invalid-signature", … } }
+ */
+export function readSignature(text: string): SignatureRead {
   let scanned: { predicate: string; args: RawArg[] };
   try {
     scanned = scanSignature(text);
   } catch (thrown) {
     if (!(thrown instanceof SignatureSyntaxError)) throw thrown;
-    return { kind: "error", message: `invalid fact signature ${tick(text)}` };
+    return { kind: "error", problem: { code: "P706", kind: "invalid-signature", signature: text } };
   }
   const slots: BindingSlot[] = [];
   for (const arg of scanned.args) {
     const slot = checkArg(arg, text);
-    if (typeof slot === "string") return { kind: "error", message: slot };
+    if ("code" in slot) return { kind: "error", problem: slot };
     slots.push(slot);
   }
   return { kind: "signature", predicate: scanned.predicate, slots };

@@ -7,7 +7,7 @@
  */
 import type { Program } from "../check/program.js";
 import { type ColumnFamily, type DatabaseSession, SQLITE_UNTYPED } from "../database/types.js";
-import { type Diagnostic, error, hasErrors, tick, warning } from "../source/diagnostic.js";
+import { type Diagnostic, hasErrors } from "../source/diagnostic.js";
 import type { Span } from "../source/source.js";
 import {
   type BindingsCheck,
@@ -18,6 +18,7 @@ import {
 } from "./check.js";
 import { spanInScalar } from "./locate.js";
 import type { BindingLocation, BindingsRead } from "./parse.js";
+import { type BindingsProblem, bindingsDiagnostic } from "./problems.js";
 import { selectListWidth } from "./query.js";
 import type { Binding } from "./types.js";
 
@@ -74,13 +75,13 @@ async function checkQuery(context: Context, binding: Binding, location: BindingL
     const word = at === null ? 0 : (/^[^\s,()]*/.exec(binding.query.slice(at))?.[0].length ?? 0);
     const span =
       at === null ? location.query : querySpan(context, binding, location, at, at + word);
-    context.diagnostics.push(
-      error(
-        "P709",
-        `the database rejects the query of binding ${tick(binding.signature)}: ${described.message}`,
-        span,
-      ),
-    );
+    const problem = {
+      code: "P709",
+      kind: "query-rejected",
+      signature: binding.signature,
+      reason: described.message,
+    } as const;
+    context.diagnostics.push(bindingsDiagnostic(problem, span));
     return;
   }
   const expected = columnSlots(binding);
@@ -89,13 +90,15 @@ async function checkQuery(context: Context, binding: Binding, location: BindingL
   if (columns.length !== expected) {
     // A count the text shows was reported by the static checks.
     if (width !== null && width.columns !== expected) return;
-    context.diagnostics.push(
-      error(
-        "P708",
-        `query of binding ${tick(binding.signature)} returns ${columns.length} ${columns.length === 1 ? "column" : "columns"} in the database, but its signature has ${expected} \`_\` ${expected === 1 ? "slot" : "slots"}`,
-        location.query,
-      ),
-    );
+    const problem = {
+      code: "P708",
+      kind: "column-count",
+      signature: binding.signature,
+      columns: columns.length,
+      slots: expected,
+      database: true,
+    } as const;
+    context.diagnostics.push(bindingsDiagnostic(problem, location.query));
     return;
   }
   const slots = binding.slots.filter((slot) => slot.kind === "column");
@@ -130,17 +133,12 @@ function checkColumnType(
 ): void {
   const { session, read } = context;
   const family = session.family(columnType);
-  const what = `column ${index + 1} of binding ${tick(binding.signature)} is ${tick(columnType)}`;
+  const at = { column: index, signature: binding.signature, columnType, slotType };
+  const report = (problem: BindingsProblem) =>
+    context.diagnostics.push(bindingsDiagnostic(problem, span));
   if (session.dialect === "sqlite" && columnType === SQLITE_UNTYPED) {
     // A computed column: SQLite knows no type for it until it reads a row.
-    context.diagnostics.push(
-      warning(
-        "W008",
-        `column ${index + 1} of binding ${tick(binding.signature)} has no declared type (SQLite types computed columns by their values); comparisons with ${tick(slotType)} values may fail`,
-        span,
-        "select a table column, or CAST the expression to the column type of the values",
-      ),
-    );
+    report({ code: "W008", kind: "computed-column", ...at });
     return;
   }
   const primitive = PRIMITIVE_FAMILY[slotType];
@@ -152,11 +150,10 @@ function checkColumnType(
       (primitive === "text" && family === "other") ||
       (primitive === "integer" && family === "decimal") ||
       (primitive === "boolean" && family === "integer" && session.dialect === "mysql");
-    const message = `${what}, not a type for ${tick(slotType)} values`;
-    context.diagnostics.push(
+    report(
       maybe
-        ? warning("W008", `${message}; comparisons with ${tick(slotType)} values may fail`, span)
-        : error("P710", message, span),
+        ? { code: "W008", kind: "column-may-not-compare", ...at }
+        : { code: "P710", kind: "column-not-primitive", ...at },
     );
     return;
   }
@@ -164,55 +161,15 @@ function checkColumnType(
   if (declared === undefined) {
     if (family === "text" || context.untyped.has(slotType)) return;
     context.untyped.add(slotType);
-    context.diagnostics.push(
-      warning(
-        "W008",
-        `${what}, but \`sql_types\` gives no type for ${tick(slotType)}, so ${untypedConsequence(session.dialect, family, baseType(columnType))} (docs/local-authorization.md, "Ids without sql_types")`,
-        span,
-        `add \`${slotType}: ${baseType(columnType)}\` to \`sql_types\``,
-      ),
-    );
+    const base = baseType(columnType);
+    report({ code: "W008", kind: "untyped-column", dialect: session.dialect, family, base, ...at });
     return;
   }
   const expected = session.family(declared);
   if (family === expected && (family !== "other" || baseType(columnType) === baseType(declared))) {
     return;
   }
-  context.diagnostics.push(
-    error(
-      "P710",
-      `${what}, but \`sql_types\` gives ${tick(slotType)} the type ${tick(declared)}`,
-      span,
-    ),
-  );
-}
-
-/**
- * What happens to ids of a type without `sql_types` against a column of this family: in
- * PostgreSQL, ids written untyped that the column's type cannot read raise an error
- * (docs/local-authorization.md, "Ids without sql_types", the pairs that still need `sql_types`).
- */
-function untypedConsequence(dialect: string, family: ColumnFamily, base: string): string {
-  const asText = "are compared with the column's text, where its index cannot serve";
-  if (dialect !== "postgres") return `ids that are not integers or uuids ${asText}`;
-  switch (family) {
-    case "integer":
-      return base === "smallint" || base === "int2"
-        ? `ids that look like uuids or are 32-bit integers outside -32768..32767 make PostgreSQL raise an error (\`invalid input syntax for type smallint\`, \`value "40000" is out of range for type smallint\`), and other ids that are not 32-bit integers ${asText}`
-        : `ids that look like uuids make PostgreSQL raise an error (\`invalid input syntax for type ${base}\`), and other ids that are not 32-bit integers ${asText}`;
-    case "uuid":
-      return `ids that look like integers make PostgreSQL raise an error (\`invalid input syntax for type uuid\`), and other ids that are not lowercase uuids ${asText}`;
-    case "decimal":
-      return `ids that look like uuids make PostgreSQL raise an error (\`invalid input syntax for type ${base}\`), and other ids that are not 32-bit integers ${asText}`;
-    case "text":
-    case "boolean":
-    case "other":
-      return `ids that are not integers or uuids ${asText}`;
-    default: {
-      const _never: never = family;
-      return _never;
-    }
-  }
+  report({ code: "P710", kind: "sql-type-mismatch", declared, ...at });
 }
 
 async function checkKeys(context: Context): Promise<void> {
@@ -228,20 +185,20 @@ async function checkKeys(context: Context): Promise<void> {
     const found = await session.table(JSON.parse(table) as string[]);
     if (!found) {
       context.diagnostics.push(
-        error("P711", `table ${tick(name)} of \`keys\` does not exist in the database`, span),
+        bindingsDiagnostic({ code: "P711", kind: "key-table-missing", table: name }, span),
       );
       continue;
     }
     const catalogName = (c: string) => found.columns.find((column) => sameName(column.name, c));
     const missing = written.filter((c) => catalogName(c) === undefined);
     if (missing.length > 0) {
-      context.diagnostics.push(
-        error(
-          "P711",
-          `table ${tick(name)} has no column ${missing.map((c) => tick(c)).join(", ")}`,
-          span,
-        ),
-      );
+      const problem = {
+        code: "P711",
+        kind: "key-columns-missing",
+        table: name,
+        columns: missing,
+      } as const;
+      context.diagnostics.push(bindingsDiagnostic(problem, span));
       continue;
     }
     const columns = written.map((c) => catalogName(c)!.name);
@@ -250,22 +207,14 @@ async function checkKeys(context: Context): Promise<void> {
       key?.every((c) => columns.includes(c) && notNull(c)),
     );
     if (unique) continue;
-    const list = `(${columns.join(", ")})`;
     const duplicated = await session.duplicateKeys(found, columns);
     context.diagnostics.push(
-      duplicated > 0
-        ? error(
-            "P711",
-            `key ${tick(list)} of table ${tick(name)} is not unique: ${duplicated} ${duplicated === 1 ? "value occurs" : "values occur"} in more than one row`,
-            span,
-            "bindings merged on a key that is not unique give wrong answers; name a unique column list or remove the entry",
-          )
-        : warning(
-            "W007",
-            `key ${tick(list)} of table ${tick(name)} is unique in the data today, but no primary key or unique constraint on non-null columns ensures it`,
-            span,
-            `a unique index on ${list} would`,
-          ),
+      bindingsDiagnostic(
+        duplicated > 0
+          ? { code: "P711", kind: "key-not-unique", table: name, columns, duplicated }
+          : { code: "W007", kind: "key-not-enforced", table: name, columns },
+        span,
+      ),
     );
   }
 }

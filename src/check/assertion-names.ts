@@ -5,8 +5,9 @@
  * "Assertion warnings".
  */
 import type { Assertion, Item, Param, Term } from "../polar/ast.js";
-import { type Diagnostic, tick, warning } from "../source/diagnostic.js";
+import type { Diagnostic } from "../source/diagnostic.js";
 import { didYouMean } from "../source/suggest.js";
+import { checkDiagnostic } from "./problems.js";
 import { type Clause, type Program, predicateKey } from "./program.js";
 import { visitExpr } from "./walk.js";
 
@@ -56,9 +57,14 @@ function undeclaredName(
   if (declared.length === 0) return null;
   const known = new Set([...declared, ...headLiterals(program, question)]);
   if (known.has(name.value)) return null;
-  return warning(
-    "W009",
-    `${tick(name.value)} is not ${article(NAMED[question])} of ${tick(meta.name)}`,
+  return checkDiagnostic(
+    {
+      code: "W009",
+      kind: "undeclared-assertion-name",
+      name: name.value,
+      noun: NAMED[question],
+      resource: meta.name,
+    },
     name.span,
     didYouMean(name.value, known),
   );
@@ -88,8 +94,4 @@ function headLiterals(program: Pick<Program, "rules">, question: Named): string[
     }
   }
   return found;
-}
-
-function article(noun: string): string {
-  return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
 }

@@ -3,9 +3,10 @@
  * inheriting roles, permissions and relations through `extends`, and the resource metadata.
  */
 import type { Block, Declaration, DictValue, ListValue } from "../polar/ast.js";
-import { type Diagnostic, error, tick } from "../source/diagnostic.js";
+import type { Diagnostic } from "../source/diagnostic.js";
 import type { Span } from "../source/source.js";
 import { findComponents } from "./graph.js";
+import { checkDiagnostic } from "./problems.js";
 import type { ResourceMeta, TypeInfo } from "./program.js";
 import { structurallyEqual } from "./structural.js";
 import { isBuiltinType } from "./types.js";
@@ -59,16 +60,19 @@ export function mergeBlocks(blocks: readonly Block[], diagnostics: Diagnostic[])
       if (!global) global = block;
       else if (!structurallyEqual(global, block)) {
         const span = { ...block.span, end: block.span.start + "global".length };
-        diagnostics.push(error("P107", "only one `global` block is allowed", span));
+        diagnostics.push(checkDiagnostic({ code: "P107", kind: "global-twice" }, span));
       }
       continue;
     }
     const name = block.name.name;
     if (isBuiltinType(name) || name === "global") {
-      const what = name === "global" ? "the name of the `global` block" : "a built-in type";
-      diagnostics.push(
-        error("P111", `${tick(name)} is ${what} and cannot be declared`, block.name.span),
-      );
+      const problem = {
+        code: "P111",
+        kind: "reserved-type-name",
+        type: name,
+        global: name === "global",
+      } as const;
+      diagnostics.push(checkDiagnostic(problem, block.name.span));
       continue;
     }
     const kind = block.blockKind;
@@ -78,11 +82,7 @@ export function mergeBlocks(blocks: readonly Block[], diagnostics: Diagnostic[])
     if (!kept) entry[kind] = block;
     else if (!structurallyEqual(kept, block)) {
       diagnostics.push(
-        error(
-          "P111",
-          `${tick(name)} is declared twice with different declarations`,
-          block.name.span,
-        ),
+        checkDiagnostic({ code: "P111", kind: "type-declared-twice", type: name }, block.name.span),
       );
     }
   }
@@ -171,9 +171,8 @@ function inherit(
       if (!seen) inherited.set(name, term);
       else if (seen.kind !== term.kind || seen.target !== term.target) {
         diagnostics.push(
-          error(
-            "P105",
-            `${tick(name)} is declared more than once in ${tick(block.name!.name)}`,
+          checkDiagnostic(
+            { code: "P105", kind: "term-declared-twice", term: name, block: block.name!.name },
             block.name!.span,
           ),
         );
@@ -184,9 +183,8 @@ function inherit(
   for (const [name, term] of own) {
     if (inherited.has(name)) {
       diagnostics.push(
-        error(
-          "P105",
-          `${tick(name)} is declared more than once in ${tick(block.name!.name)}`,
+        checkDiagnostic(
+          { code: "P105", kind: "term-declared-twice", term: name, block: block.name!.name },
           term.span,
         ),
       );
@@ -211,9 +209,8 @@ function partTerms(
       if (!terms.has(name)) terms.set(name, term);
       else
         diagnostics.push(
-          error(
-            "P105",
-            `${tick(name)} is declared more than once in ${tick(blockName)}`,
+          checkDiagnostic(
+            { code: "P105", kind: "term-declared-twice", term: name, block: blockName },
             term.span,
           ),
         );
@@ -236,7 +233,10 @@ function ownTerms(
   const add = (name: string, term: DeclaredTerm) => {
     if (terms.has(name)) {
       diagnostics.push(
-        error("P105", `${tick(name)} is declared more than once in ${tick(blockName)}`, term.span),
+        checkDiagnostic(
+          { code: "P105", kind: "term-declared-twice", term: name, block: blockName },
+          term.span,
+        ),
       );
     } else {
       terms.set(name, term);
@@ -246,9 +246,8 @@ function ownTerms(
     const key = declaration.key.name;
     if (!KEYS.has(key)) {
       diagnostics.push(
-        error(
-          "P101",
-          `unknown declaration ${tick(key)} in ${tick(blockName)}; expected \`roles\`, \`permissions\` or \`relations\``,
+        checkDiagnostic(
+          { code: "P101", kind: "unknown-declaration", key, block: blockName },
           declaration.key.span,
         ),
       );
@@ -256,15 +255,14 @@ function ownTerms(
     }
     if (block.blockKind === "global" && key === "relations") {
       diagnostics.push(
-        error("P108", "`global` may declare only `roles` and `permissions`", declaration.key.span),
+        checkDiagnostic({ code: "P108", kind: "global-relations" }, declaration.key.span),
       );
       continue;
     }
     if (keys.has(key)) {
       diagnostics.push(
-        error(
-          "P104",
-          `${tick(key)} is declared more than once in ${tick(blockName)}`,
+        checkDiagnostic(
+          { code: "P104", kind: "key-declared-twice", key, block: blockName },
           declaration.key.span,
         ),
       );
@@ -286,9 +284,8 @@ function listTerms(
   diagnostics: Diagnostic[],
 ): void {
   const shape = (span: Span) =>
-    error(
-      "P102",
-      `${tick(declaration.key.name)} in ${tick(blockName)} must be a list of strings`,
+    checkDiagnostic(
+      { code: "P102", kind: "declaration-not-list", key: declaration.key.name, block: blockName },
       span,
     );
   const value: ListValue | DictValue = declaration.value;
@@ -312,9 +309,8 @@ function relationTerms(
   const value = declaration.value;
   if (value.kind !== "dict") {
     diagnostics.push(
-      error(
-        "P102",
-        `\`relations\` in ${tick(blockName)} must be a dictionary like \`{ project: Project }\``,
+      checkDiagnostic(
+        { code: "P102", kind: "relations-not-dictionary", block: blockName },
         value.span,
       ),
     );
@@ -324,7 +320,10 @@ function relationTerms(
     const name = field.name.name;
     if (!field.type) {
       diagnostics.push(
-        error("P103", `relation ${tick(name)} in ${tick(blockName)} has no type`, field.span),
+        checkDiagnostic(
+          { code: "P103", kind: "relation-without-type", relation: name, block: blockName },
+          field.span,
+        ),
       );
       add(name, { kind: "relation", span: field.name.span });
       continue;
@@ -332,9 +331,14 @@ function relationTerms(
     const target = types.get(field.type.name);
     if (!target || target.kind === "undeclared") {
       diagnostics.push(
-        error(
-          "P106",
-          `relation ${tick(name)} in ${tick(blockName)} refers to undeclared type ${tick(field.type.name)}`,
+        checkDiagnostic(
+          {
+            code: "P106",
+            kind: "relation-undeclared-type",
+            relation: name,
+            block: blockName,
+            type: field.type.name,
+          },
           field.type.span,
         ),
       );
@@ -343,9 +347,14 @@ function relationTerms(
     }
     if (target.kind === "primitive" || target.kind === "abstract") {
       diagnostics.push(
-        error(
-          "P106",
-          `relation ${tick(name)} in ${tick(blockName)} must refer to an actor or resource type, not ${tick(field.type.name)}`,
+        checkDiagnostic(
+          {
+            code: "P106",
+            kind: "relation-not-entity",
+            relation: name,
+            block: blockName,
+            type: field.type.name,
+          },
           field.type.span,
         ),
       );

@@ -7,8 +7,9 @@
 import type { Block, Item, PolicyFile } from "../polar/ast.js";
 import { parsePolicy } from "../polar/parse.js";
 import { type Diagnostic, hasErrors } from "../source/diagnostic.js";
-import { formatDiagnosticLine } from "../source/format.js";
+import type { Problem } from "../source/problems.js";
 import type { SourceFile } from "../source/source.js";
+import { StageError } from "../source/stage-error.js";
 import { warnUndeclaredAssertionNames } from "./assertion-names.js";
 import { blockScopes, mergeBlocks, resourceMetadata } from "./blocks.js";
 import { desugarBlock } from "./desugar.js";
@@ -67,16 +68,28 @@ export function checkPolicyText(text: string, filename = "policy.polar"): CheckR
   return checkPolicy([{ name: filename, text }]);
 }
 
-/** A policy with errors, thrown by `checkPolicyOrThrow`. */
-export class PolicyError extends Error {
+/**
+ * A policy with errors, thrown by `checkPolicyOrThrow`: a `StageError` whose problem, code and
+ * span are those of the first error, with the count; `diagnostics` holds them all.
+ */
+export class PolicyError extends StageError {
+  override readonly name = "PolicyError";
+  declare readonly problem: Extract<Problem, { kind: "invalid-policy" }>;
   readonly diagnostics: readonly Diagnostic[];
 
   constructor(diagnostics: readonly Diagnostic[], sources: readonly SourceFile[]) {
     const errors = diagnostics.filter((d) => d.severity === "error");
     const first = errors[0];
-    const count = `(${errors.length} ${errors.length === 1 ? "error" : "errors"})`;
-    super(first ? `${formatDiagnosticLine(first, sources)} ${count}` : "invalid policy");
-    this.name = "PolicyError";
+    super(
+      {
+        // Never thrown without an error; without one it reads as a syntax error.
+        code: first?.code ?? "P006",
+        kind: "invalid-policy",
+        first: first?.message ?? null,
+        errors: errors.length,
+      },
+      first?.span ? { span: first.span, sources } : null,
+    );
     this.diagnostics = diagnostics;
   }
 }

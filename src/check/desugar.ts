@@ -15,10 +15,11 @@ import type {
   TypedParam,
   Variable,
 } from "../polar/ast.js";
-import { type Diagnostic, error, tick } from "../source/diagnostic.js";
+import type { Diagnostic } from "../source/diagnostic.js";
 import type { Span } from "../source/source.js";
 import { didYouMean } from "../source/suggest.js";
 import type { BlockScope } from "./blocks.js";
+import { checkDiagnostic } from "./problems.js";
 import { type Clause, predicateKey } from "./program.js";
 
 /** Prefix of the variables that `on` introduces. */
@@ -97,9 +98,8 @@ function desugarHead(
     }
     if (declared.kind === "relation") {
       diagnostics.push(
-        error(
-          "P202",
-          `relation ${tick(term.value)} cannot be the head of a shorthand rule in ${tick(scope.name)}`,
+        checkDiagnostic(
+          { code: "P202", kind: "relation-as-head", relation: term.value, block: scope.name },
           span,
         ),
       );
@@ -113,10 +113,14 @@ function desugarHead(
 }
 
 function undeclaredTerm(term: StringLit, scope: BlockScope): Diagnostic {
-  const kinds = scope.kind === "global" ? "a role or permission" : "a role, permission or relation";
-  return error(
-    "P201",
-    `undeclared term ${tick(term.value)} in ${tick(scope.name)}; declare it as ${kinds}`,
+  return checkDiagnostic(
+    {
+      code: "P201",
+      kind: "undeclared-term",
+      term: term.value,
+      block: scope.name,
+      global: scope.kind === "global",
+    },
     term.span,
     didYouMean(term.value, scope.terms.keys()),
   );
@@ -158,7 +162,7 @@ function translateRef(ref: ShorthandRef, context: Context): Expr | null {
   const span = ref.span;
   const on = ref.on;
   if (on && scope.kind === "global") {
-    diagnostics.push(error("P206", "`on` cannot be used in the `global` block", span));
+    diagnostics.push(checkDiagnostic({ code: "P206", kind: "on-in-global" }, span));
     return null;
   }
   if (!on || (on.kind === "variable" && on.name === "resource")) {
@@ -168,13 +172,16 @@ function translateRef(ref: ShorthandRef, context: Context): Expr | null {
   const relation = scope.terms.get(relationName);
   if (on.kind === "variable" || relation?.kind !== "relation") {
     diagnostics.push(
-      error(
-        "P203",
-        `${tick(relationName)} is not a relation of ${tick(scope.name)}`,
+      checkDiagnostic(
+        {
+          code: "P203",
+          kind: "not-a-relation",
+          relation: relationName,
+          block: scope.name,
+          unquoted: on.kind === "variable" && relation?.kind === "relation",
+        },
         on.span,
-        on.kind === "variable" && relation?.kind === "relation"
-          ? `write the relation name in quotes: "${on.name}"`
-          : didYouMean(relationName, relationsOf(scope)),
+        didYouMean(relationName, relationsOf(scope)),
       ),
     );
     return null;
@@ -192,9 +199,15 @@ function translateRef(ref: ShorthandRef, context: Context): Expr | null {
     const declared = target.terms.get(term.value);
     if (!declared) {
       diagnostics.push(
-        error(
-          "P204",
-          `${tick(term.value)} is not declared in ${tick(target.name)} (reached through ${tick(relationName)} of ${tick(scope.name)})`,
+        checkDiagnostic(
+          {
+            code: "P204",
+            kind: "not-in-related-type",
+            term: term.value,
+            type: target.name,
+            relation: relationName,
+            block: scope.name,
+          },
           term.span,
           didYouMean(term.value, target.terms.keys()),
         ),
@@ -270,9 +283,8 @@ function translateGlobal(term: StringLit | Variable, span: Span, context: Contex
   const declared = global?.terms.get(term.value);
   if (!declared) {
     context.diagnostics.push(
-      error(
-        "P205",
-        `${tick(term.value)} is not declared in the \`global\` block`,
+      checkDiagnostic(
+        { code: "P205", kind: "not-in-global", term: term.value },
         term.span,
         didYouMean(term.value, global?.terms.keys() ?? []),
       ),

@@ -13,7 +13,8 @@ import {
   type Value,
 } from "../core/value.js";
 import type { Term } from "../polar/ast.js";
-import { type Diagnostic, error, tick } from "../source/diagnostic.js";
+import type { Diagnostic } from "../source/diagnostic.js";
+import { checkDiagnostic } from "./problems.js";
 import { isSubtype, type Program, predicateKey } from "./program.js";
 
 /** The largest fact argument id, in UTF-8 bytes. */
@@ -53,7 +54,8 @@ export function findFactProblem(
   const key = predicateKey(fact.predicate, fact.args.length);
   const signature = program.factSignatures.get(key);
   if (!signature) {
-    return { diagnostic: error("P501", `unknown predicate ${tick(key)}`), argument: null };
+    const problem = { code: "P501", kind: "unknown-fact-predicate", predicate: key } as const;
+    return { diagnostic: checkDiagnostic(problem), argument: null };
   }
   for (let i = 0; i < fact.args.length; i++) {
     const diagnostic = checkFactValue(fact.args[i]!);
@@ -64,10 +66,14 @@ export function findFactProblem(
     const type = fact.args[i]!.type;
     if (!accepted || accepted.some((sup) => isSubtype(program, type, sup))) continue;
     return {
-      diagnostic: error(
-        "P502",
-        `argument ${i + 1} of ${tick(fact.predicate)} must be ${alternatives(accepted)}, got ${tick(type)}`,
-      ),
+      diagnostic: checkDiagnostic({
+        code: "P502",
+        kind: "fact-argument-type",
+        predicate: fact.predicate,
+        position: i,
+        accepted,
+        type,
+      }),
       argument: i,
     };
   }
@@ -84,27 +90,25 @@ export function findFactProblem(
  */
 export function checkFactValue(value: Value): Diagnostic | null {
   if (value.type === "" || value.id === "") {
-    return error("P503", "fact arguments need a non-empty type and id");
+    return checkDiagnostic({ code: "P503", kind: "fact-argument-empty" });
   }
   if (utf8Length(value.id) > MAX_ARGUMENT_BYTES) {
-    return error("P504", `fact argument exceeds ${MAX_ARGUMENT_BYTES} bytes`);
+    return checkDiagnostic({
+      code: "P504",
+      kind: "fact-argument-too-long",
+      bytes: MAX_ARGUMENT_BYTES,
+    });
   }
   if (isAbstractType(value.type)) {
-    return error("P112", `cannot create a value of abstract type ${tick(value.type)}`);
+    return checkDiagnostic({ code: "P112", kind: "abstract-value", type: value.type });
   }
   if (value.type === "Integer" && parseInteger(value.id) === null) {
-    return error("P505", `\`Integer\` id ${tick(value.id)} is not a 64-bit integer`);
+    return checkDiagnostic({ code: "P505", kind: "fact-integer", id: value.id });
   }
   if (value.type === "Boolean" && value.id !== "true" && value.id !== "false") {
-    return error("P506", `\`Boolean\` id ${tick(value.id)} is not \`true\` or \`false\``);
+    return checkDiagnostic({ code: "P506", kind: "fact-boolean", id: value.id });
   }
   return null;
-}
-
-function alternatives(types: readonly string[]): string {
-  const ticked = types.map((type) => tick(type));
-  if (ticked.length === 1) return ticked[0]!;
-  return `${ticked.slice(0, -1).join(", ")} or ${ticked[ticked.length - 1]}`;
 }
 
 /**

@@ -4,7 +4,8 @@
  * Also the `matches!` warning, which rides on the same walk.
  */
 import type { Item, ObjectLit } from "../polar/ast.js";
-import { type Diagnostic, error, tick, warning } from "../source/diagnostic.js";
+import type { Diagnostic } from "../source/diagnostic.js";
+import { type CheckProblem, checkDiagnostic } from "./problems.js";
 import { visitItem } from "./walk.js";
 
 /**
@@ -36,45 +37,28 @@ export function objectLiteralProblem(literal: ObjectLit): Diagnostic | null {
   const type = literal.type.name;
   const inner = literal.value;
   const written = inner.kind === "string" ? JSON.stringify(inner.value) : String(inner.value);
+  const at = (problem: CheckProblem) => checkDiagnostic(problem, literal.span);
   switch (type) {
     case "Actor":
     case "Resource":
-      return error("P112", `cannot create a value of abstract type ${tick(type)}`, literal.span);
+      return at({ code: "P112", kind: "abstract-value", type });
     case "String":
       return inner.kind === "string"
         ? null
-        : error(
-            "P113",
-            `a \`String\` value needs a string literal, got ${tick(written)}`,
-            literal.span,
-          );
+        : at({ code: "P113", kind: "string-literal-needed", written });
     case "Integer":
       return inner.kind === "integer"
         ? null
-        : error(
-            "P113",
-            `an \`Integer\` value needs an integer literal, got ${tick(written)}`,
-            literal.span,
-          );
+        : at({ code: "P113", kind: "integer-literal-needed", written });
     case "Boolean":
       return inner.kind === "boolean"
         ? null
-        : error(
-            "P113",
-            `a \`Boolean\` value needs \`true\` or \`false\`, got ${tick(written)}`,
-            literal.span,
-          );
+        : at({ code: "P113", kind: "boolean-literal-needed", written });
     default:
       if (inner.kind !== "string") {
-        return error(
-          "P113",
-          `entity ids are strings: write ${tick(`${type}{${JSON.stringify(String(inner.value))}}`)}`,
-          literal.span,
-        );
+        return at({ code: "P113", kind: "entity-id-not-string", type, id: String(inner.value) });
       }
-      if (inner.value === "") {
-        return error("P113", `entity ids must be non-empty: ${tick(`${type}{""}`)}`, literal.span);
-      }
+      if (inner.value === "") return at({ code: "P113", kind: "entity-id-empty", type });
       return null;
   }
 }
@@ -95,7 +79,7 @@ export function warnMatchesBang(items: readonly Item[], diagnostics: Diagnostic[
     visitItem(item, {
       matches: (atom) => {
         if (!atom.bang || known.has(atom.span.start)) return;
-        diagnostics.push(warning("W002", "`matches!` is treated as `matches`", atom.span));
+        diagnostics.push(checkDiagnostic({ code: "W002", kind: "matches-bang" }, atom.span));
       },
     });
   }

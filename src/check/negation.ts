@@ -3,8 +3,9 @@
  * safety of the variables under `not`.
  */
 import type { Expr, Term, Variable } from "../polar/ast.js";
-import { type Diagnostic, error, tick } from "../source/diagnostic.js";
+import type { Diagnostic } from "../source/diagnostic.js";
 import { dependencyGraph, findComponents } from "./graph.js";
+import { checkDiagnostic } from "./problems.js";
 import type { Clause, PredicateKey, Program } from "./program.js";
 import { exprVariables } from "./walk.js";
 
@@ -30,8 +31,10 @@ export function checkStratification(
       .find((edge) => edge.negative && members.has(edge.to));
     if (!negative) continue;
     const path = [negative.from, ...pathBetween(negative.to, negative.from, members, successors)];
-    const names = path.map((key) => tick(key.slice(0, key.lastIndexOf("/"))));
-    diagnostics.push(error("P301", `negation cycle: ${names.join(" -> ")}`, negative.span));
+    const names = path.map((key) => key.slice(0, key.lastIndexOf("/")));
+    diagnostics.push(
+      checkDiagnostic({ code: "P301", kind: "negation-cycle", path: names }, negative.span),
+    );
   }
 }
 
@@ -81,9 +84,8 @@ export function checkNegationSafety(clause: Clause, diagnostics: Diagnostic[]): 
     if (variable.name.startsWith("_") || reported.has(variable.name)) return;
     reported.add(variable.name);
     diagnostics.push(
-      error(
-        "P302",
-        `variable ${tick(variable.name)} in a rule for ${tick(clause.name)} appears only under \`not\`; bind it in a positive call or rename it ${tick(`_${variable.name}`)}`,
+      checkDiagnostic(
+        { code: "P302", kind: "only-under-not", variable: variable.name, rule: clause.name },
         variable.span,
       ),
     );

@@ -3,8 +3,9 @@
  * arity checks of `type` declarations (docs/policy-language.md#diagnostics).
  */
 import type { Call, Expr, Head, Ident, Item, Rule } from "../polar/ast.js";
-import { type Diagnostic, error, tick } from "../source/diagnostic.js";
+import type { Diagnostic } from "../source/diagnostic.js";
 import type { Span } from "../source/source.js";
+import { checkDiagnostic } from "./problems.js";
 import { type Clause, type PredicateKey, predicateKey } from "./program.js";
 import { structuralHash, structurallyEqual } from "./structural.js";
 import { forEachCall } from "./walk.js";
@@ -111,9 +112,14 @@ export function checkTypeDeclarations(
     if (known === undefined) arities.set(name, arity);
     else if (known !== null && known !== arity) {
       diagnostics.push(
-        error(
-          "P305",
-          `\`type\` declarations for ${tick(name)} disagree on arity: ${known} and ${arity}`,
+        checkDiagnostic(
+          {
+            code: "P305",
+            kind: "type-arities-disagree",
+            predicate: name,
+            first: known,
+            other: arity,
+          },
           item.head.name.span,
         ),
       );
@@ -125,9 +131,8 @@ export function checkTypeDeclarations(
     const declared = arities.get(name.name);
     if (declared === undefined || declared === null || declared === arity) return;
     diagnostics.push(
-      error(
-        "P306",
-        `${tick(name.name)} is used with ${arity} arguments but its \`type\` declarations have ${declared}`,
+      checkDiagnostic(
+        { code: "P306", kind: "arity-not-declared", predicate: name.name, arity, declared },
         name.span,
       ),
     );

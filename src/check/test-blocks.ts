@@ -4,9 +4,10 @@
  */
 import type { GroundFact } from "../core/value.js";
 import type { Assertion, Fact, Item, Test, Variable } from "../polar/ast.js";
-import { type Diagnostic, error, tick } from "../source/diagnostic.js";
+import type { Diagnostic } from "../source/diagnostic.js";
 import { canonicalFact, findFactProblem, termValue } from "./facts.js";
 import { objectLiteralProblem } from "./literals.js";
+import { checkDiagnostic } from "./problems.js";
 import type { Program, TestCase } from "./program.js";
 import { exprVariables, paramVariable } from "./walk.js";
 
@@ -27,7 +28,10 @@ export function checkTests(
     const facts = checkFacts(item.facts, program, diagnostics);
     if (fixtures.has(item.name.name)) {
       diagnostics.push(
-        error("P403", `duplicate fixture name ${tick(item.name.name)}`, item.name.span),
+        checkDiagnostic(
+          { code: "P403", kind: "duplicate-fixture", fixture: item.name.name },
+          item.name.span,
+        ),
       );
     } else {
       fixtures.set(item.name.name, facts);
@@ -39,7 +43,9 @@ export function checkTests(
     if (item.kind !== "test") continue;
     const test = checkTest(item, fixtures, program, diagnostics);
     if (names.has(test.name)) {
-      diagnostics.push(error("P402", `duplicate test name ${tick(test.name)}`, item.name.span));
+      diagnostics.push(
+        checkDiagnostic({ code: "P402", kind: "duplicate-test", test: test.name }, item.name.span),
+      );
       continue;
     }
     names.add(test.name);
@@ -63,9 +69,13 @@ function checkTest(
     const fixture = fixtures.get(entry.name.name);
     if (!fixture) {
       diagnostics.push(
-        error(
-          "P401",
-          `unknown fixture ${tick(entry.name.name)} in test ${tick(test.name.value)}`,
+        checkDiagnostic(
+          {
+            code: "P401",
+            kind: "unknown-fixture",
+            fixture: entry.name.name,
+            test: test.name.value,
+          },
           entry.name.span,
         ),
       );
@@ -102,8 +112,10 @@ function groundFact(fact: Fact, diagnostics: Diagnostic[]): GroundFact | null {
   const args = [];
   for (const arg of fact.args) {
     if (arg.kind === "variable" || arg.kind === "current_time") {
-      const found = arg.kind === "variable" ? `variable ${tick(arg.name)}` : "`@current_unix_time`";
-      diagnostics.push(error("P406", `setup facts must be ground; found ${found}`, arg.span));
+      const variable = arg.kind === "variable" ? arg.name : null;
+      diagnostics.push(
+        checkDiagnostic({ code: "P406", kind: "setup-not-ground", variable }, arg.span),
+      );
       return null;
     }
     // Malformed object literals are reported once, by the object literal check.
@@ -134,9 +146,8 @@ function checkAssertion(assertion: Assertion, diagnostics: Diagnostic[]): void {
   const variables = assertionVariables(assertion);
   if (variables.length > 1) {
     diagnostics.push(
-      error(
-        "P404",
-        `assertion has more than one variable: ${variables.map((v) => tick(v.name)).join(", ")}`,
+      checkDiagnostic(
+        { code: "P404", kind: "assertion-variables", variables: variables.map((v) => v.name) },
         assertion.query.span,
       ),
     );
@@ -144,12 +155,12 @@ function checkAssertion(assertion: Assertion, diagnostics: Diagnostic[]): void {
   const iff = assertion.iff;
   if (!iff) return;
   if (assertion.negated) {
-    diagnostics.push(error("P405", "`assert_not` cannot be combined with `iff`", assertion.span));
+    diagnostics.push(checkDiagnostic({ code: "P405", kind: "assert-not-iff" }, assertion.span));
     return;
   }
   const variable = variables[0];
   if (!variable) {
-    diagnostics.push(error("P407", "`iff` needs a variable in the query", iff.span));
+    diagnostics.push(checkDiagnostic({ code: "P407", kind: "iff-without-variable" }, iff.span));
     return;
   }
   const reported = new Set<string>();
@@ -159,9 +170,8 @@ function checkAssertion(assertion: Assertion, diagnostics: Diagnostic[]): void {
     }
     reported.add(other.name);
     diagnostics.push(
-      error(
-        "P408",
-        `the \`iff\` condition may mention only ${tick(variable.name)}, not ${tick(other.name)}`,
+      checkDiagnostic(
+        { code: "P408", kind: "iff-other-variable", variable: variable.name, other: other.name },
         other.span,
       ),
     );

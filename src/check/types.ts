@@ -5,8 +5,9 @@
  */
 import { ABSTRACT_TYPES, isPrimitiveType, PRIMITIVE_TYPES } from "../core/value.js";
 import type { Block, Ident, Item } from "../polar/ast.js";
-import { type Diagnostic, error, tick, warning } from "../source/diagnostic.js";
+import type { Diagnostic } from "../source/diagnostic.js";
 import { findComponents } from "./graph.js";
+import { checkDiagnostic } from "./problems.js";
 import type { TypeInfo, TypeKind } from "./program.js";
 import { visitItem } from "./walk.js";
 
@@ -69,17 +70,15 @@ export function buildTypes(
       const targetDraft = drafts.get(target.name);
       if (!targetDraft) {
         diagnostics.push(
-          error(
-            "P109",
-            `${tick(draft.name)} extends undeclared type ${tick(target.name)}`,
+          checkDiagnostic(
+            { code: "P109", kind: "extends-undeclared", type: draft.name, target: target.name },
             target.span,
           ),
         );
       } else if (targetDraft.kind === "primitive") {
         diagnostics.push(
-          error(
-            "P109",
-            `${tick(draft.name)} cannot extend primitive type ${tick(target.name)}`,
+          checkDiagnostic(
+            { code: "P109", kind: "extends-primitive", type: draft.name, target: target.name },
             target.span,
           ),
         );
@@ -111,11 +110,7 @@ function addUndeclaredTypes(
       span: type.span,
     });
     diagnostics.push(
-      warning(
-        "W001",
-        `undeclared type ${tick(type.name)}; treating it as an entity type`,
-        type.span,
-      ),
+      checkDiagnostic({ code: "W001", kind: "undeclared-type", type: type.name }, type.span),
     );
   };
   for (const item of items) {
@@ -146,9 +141,7 @@ function reportCycles(
     const path = cyclePath(start, members, successors);
     const startDraft = drafts.get(start)!;
     const span = startDraft.extendsIdents.find((i) => i.name === path[1])?.span;
-    diagnostics.push(
-      error("P110", `cyclic \`extends\`: ${path.map((name) => tick(name)).join(" -> ")}`, span),
-    );
+    diagnostics.push(checkDiagnostic({ code: "P110", kind: "cyclic-extends", path }, span));
   }
 }
 

@@ -232,6 +232,14 @@ export interface Plan {
   readonly ctes: readonly RecursiveCte[];
   readonly branches: readonly Branch[];
   readonly outputs: readonly PlanOutput[];
+  /** Where the policy writes the constants that branches output (plan/constants.ts); absent: none. */
+  readonly constants?: readonly PolicyConstant[];
+}
+
+/** A constant of the policy and the span of its text, for a refusal of the value. */
+export interface PolicyConstant {
+  readonly value: Value;
+  readonly span: Span;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Program } from "../check/program.js";
 import type { Call, Expr } from "../polar/ast.js";
 import type { Span } from "../source/source.js";
 import { planBody } from "./body.js";
+import { policyConstants } from "./constants.js";
 import { freshAlias, openPlanner, type Planner } from "./context.js";
 import { PlanError, UnboundError } from "./errors.js";
 import { expandBranches, newExpansion } from "./expand.js";
@@ -72,15 +73,17 @@ function planWith(planner: Planner, goal: Goal, bindOuter: boolean): Plan {
     outputs: goal.outputs.map((name) => outputOf(state, internal(name))),
   }));
   const expansion = newExpansion(planner);
-  const expanded = expandBranches(expansion, branches);
-  return {
+  const expanded = simplifyBranches(expandBranches(expansion, branches), "f");
+  const plan: Plan = {
     ctes: expansion.ctes,
-    branches: simplifyBranches(expanded, "f"),
+    branches: expanded,
     outputs: goal.outputs.map((name) => ({
       variable: name,
       type: goalVariableType(goal.variables.get(name)!),
     })),
   };
+  const constants = policyConstants(planner.program, goal, expanded, expansion.ctes);
+  return constants.length > 0 ? { ...plan, constants } : plan;
 }
 
 /**

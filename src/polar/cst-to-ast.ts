@@ -6,7 +6,7 @@
  * while the syntax error itself has already been reported.
  */
 import type { CstNode, IToken, TokenType } from "chevrotain";
-import { type Diagnostic, error, tick } from "../source/diagnostic.js";
+import type { Diagnostic } from "../source/diagnostic.js";
 import type { SourceFile, Span } from "../source/source.js";
 import type {
   Assertion,
@@ -38,7 +38,8 @@ import type {
   Test,
   Variable,
 } from "./ast.js";
-import { decodeString, excerpt, integerValue } from "./literals.js";
+import { decodeString, integerValue } from "./literals.js";
+import { parseDiagnostic } from "./problems.js";
 import { DoubleEq, Eq, Gt, GtEq, Lt, LtEq, MatchesBang, NotEq, True } from "./tokens.js";
 
 /** Thrown when a recovered CST lacks a required part; caught at list members. */
@@ -244,14 +245,17 @@ export function astBuilder(source: SourceFile, diagnostics: Diagnostic[]) {
       const values = optionalChild(node, "list");
       if (values) return { kind: "in", element: left, list: list(values).elements, span };
       const right = term(child(node, "right"));
-      return placeholder(error("P303", "`in` needs a literal list", right.span), span);
+      return placeholder(
+        parseDiagnostic({ code: "P303", kind: "in-needs-list" }, right.span),
+        span,
+      );
     }
     const matches = tokens(node, "matches")[0];
     if (matches) {
       const type = ident(token(node, "type"));
       if (left.kind !== "variable") {
         return placeholder(
-          error("P304", "`matches` needs a variable on its left", left.span),
+          parseDiagnostic({ code: "P304", kind: "matches-needs-variable" }, left.span),
           span,
         );
       }
@@ -259,8 +263,8 @@ export function astBuilder(source: SourceFile, diagnostics: Diagnostic[]) {
       return { kind: "matches", variable: left, type, bang, span };
     }
     if (left.kind === "boolean") return { kind: "bool", value: left.value, span };
-    const text = excerpt(source.text.slice(left.span.start, left.span.end));
-    return placeholder(error("P307", `${tick(text)} alone is not a condition`, left.span), span);
+    const text = source.text.slice(left.span.start, left.span.end);
+    return placeholder(parseDiagnostic({ code: "P307", kind: "lone-term", text }, left.span), span);
   }
 
   /** Stands in for an atom the grammar accepted but Polar does not; the error is reported. */

@@ -3,9 +3,9 @@
  * errors (docs/policy-language.md#strings, docs/policy-language.md#numbers) and the hints of docs/policy-language.md#diagnostics, and keeps the token stream parseable.
  */
 import { createTokenInstance, type IToken, Lexer, tokenMatcher } from "chevrotain";
-import { type Diagnostic, error, tick } from "../source/diagnostic.js";
+import type { Diagnostic } from "../source/diagnostic.js";
 import type { SourceFile, Span } from "../source/source.js";
-import { excerpt } from "./literals.js";
+import { type ParseProblem, parseDiagnostic } from "./problems.js";
 import {
   allTokens,
   DANGLING_COLONS,
@@ -47,7 +47,7 @@ export function lexPolicy(source: SourceFile): LexResult {
   const unexpectedCharacter = (offset: number) => {
     const char = String.fromCodePoint(source.text.codePointAt(offset) ?? 0);
     const span = spanOf(offset, offset + char.length);
-    diagnostics.push(error("P001", `unexpected character ${tick(char)}`, span));
+    diagnostics.push(parseDiagnostic({ code: "P001", kind: "unexpected-character", char }, span));
   };
   // `Unexpected` tokens catch stray characters, so Chevrotain should find nothing here.
   for (const lexError of result.errors) unexpectedCharacter(lexError.offset);
@@ -61,30 +61,30 @@ export function lexPolicy(source: SourceFile): LexResult {
       case StringLiteral: {
         const ending = token.payload as StringEnding;
         if (ending === "unterminated") {
-          diagnostics.push(error("P002", "unterminated string literal", span));
+          diagnostics.push(parseDiagnostic({ code: "P002", kind: "unterminated-string" }, span));
         } else if (ending === "multiline") {
-          diagnostics.push(error("P003", "line break inside string literal", span));
+          diagnostics.push(parseDiagnostic({ code: "P003", kind: "line-break-in-string" }, span));
         }
         break;
       }
       case Integer: {
         const problem = integerProblem(token.image);
-        if (problem) diagnostics.push(error(problem.code, problem.message, span));
+        if (problem) diagnostics.push(parseDiagnostic(problem, span));
         break;
       }
       case Name:
         if (token.payload === DANGLING_COLONS) {
-          const message = `name ${tick(excerpt(token.image))} cannot end in \`::\``;
-          diagnostics.push(error("P010", message, span));
+          const problem = { code: "P010", kind: "dangling-colons", name: token.image } as const;
+          diagnostics.push(parseDiagnostic(problem, span));
         }
         break;
       case DoubleEq:
-        diagnostics.push(error("P008", "`==` is not supported; use `=`", span));
+        diagnostics.push(parseDiagnostic({ code: "P008", kind: "double-equals" }, span));
         break;
       case Dot: {
         const lookup = attributeLookup(raw, tokens, i);
         if (lookup) {
-          diagnostics.push(error("P008", lookup.message, spanOf(lookup.start, lookup.end)));
+          diagnostics.push(parseDiagnostic(lookup.problem, spanOf(lookup.start, lookup.end)));
           tokens.pop();
           tokens.push(lookup.token);
           i = lookup.lastIndex;
@@ -108,16 +108,13 @@ export function lexPolicy(source: SourceFile): LexResult {
   return { tokens, diagnostics };
 }
 
-function integerProblem(image: string): { code: "P004" | "P005"; message: string } | null {
-  if (/[.eE]/.test(image)) {
-    return { code: "P004", message: `float literals are not supported: ${tick(excerpt(image))}` };
-  }
+function integerProblem(image: string): ParseProblem | null {
+  if (/[.eE]/.test(image)) return { code: "P004", kind: "float-literal", image };
   // Up to 18 digits always fit; only longer literals need the exact check.
   if (image.length > 18) {
     const value = BigInt(image);
     if (value < INTEGER_MIN || value > INTEGER_MAX) {
-      const message = `integer literal ${tick(excerpt(image))} does not fit in 64 bits`;
-      return { code: "P005", message };
+      return { code: "P005", kind: "integer-too-large", image };
     }
   }
   return null;
@@ -131,7 +128,7 @@ function attributeLookup(
   raw: readonly IToken[],
   emitted: readonly IToken[],
   dotIndex: number,
-): { token: IToken; message: string; start: number; end: number; lastIndex: number } | null {
+): { token: IToken; problem: ParseProblem; start: number; end: number; lastIndex: number } | null {
   const object = emitted[emitted.length - 1];
   const attribute = raw[dotIndex + 1];
   if (!object || !attribute || !isName(object) || !isName(attribute)) return null;
@@ -154,11 +151,13 @@ function attributeLookup(
     object.startColumn!,
     end.endColumn!,
   );
-  const [name, field] = [excerpt(object.image), excerpt(attribute.image)];
-  const message =
-    `attribute lookups like ${tick(`${name}.${field}`)} are not supported; ` +
-    `use a fact such as ${tick(`has_${field}(${name}, ${field})`)}`;
-  return { token, message, start: object.startOffset, end: end.endOffset! + 1, lastIndex: last };
+  const problem = {
+    code: "P008",
+    kind: "attribute-lookup",
+    object: object.image,
+    field: attribute.image,
+  } as const;
+  return { token, problem, start: object.startOffset, end: end.endOffset! + 1, lastIndex: last };
 }
 
 function isName(token: IToken): boolean {

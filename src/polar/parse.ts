@@ -2,15 +2,15 @@
  * The front end's entry point: text → tokens → items → CST → AST, with diagnostics.
  */
 import { EOF, type IToken } from "chevrotain";
-import { type Diagnostic, error, tick } from "../source/diagnostic.js";
+import type { Diagnostic } from "../source/diagnostic.js";
 import type { SourceFile, Span } from "../source/source.js";
 import type { Item, PolicyFile } from "./ast.js";
 import { astBuilder } from "./cst-to-ast.js";
 import { type ItemRange, MAX_NESTING, splitItems, tooDeepAt } from "./items.js";
 import { lexPolicy } from "./lexer.js";
-import { excerpt } from "./literals.js";
 import { parser } from "./parser.js";
 import { type SyntaxProblem, syntaxProblems, TooManySyntaxErrors } from "./parser-errors.js";
+import { parseDiagnostic } from "./problems.js";
 import { Name } from "./tokens.js";
 
 export interface ParseResult {
@@ -41,7 +41,8 @@ export function parsePolicy(source: SourceFile): ParseResult {
     const tooDeep = tooDeepAt(tokens, range);
     if (tooDeep >= 0) {
       const span = tokenSpan(source, tokens[tooDeep]!);
-      diagnostics.push(error("P009", `nesting deeper than ${MAX_NESTING} levels`, span));
+      const problem = { code: "P009", kind: "nesting-too-deep", levels: MAX_NESTING } as const;
+      diagnostics.push(parseDiagnostic(problem, span));
       continue;
     }
     items.push(...parseItem(source, tokens, range, builder, diagnostics));
@@ -77,14 +78,14 @@ function parseItem(
     // the item is refused rather than the whole call failing.
     if (problem instanceof RangeError) {
       const span = tokenSpan(source, tokens[range.start]!);
-      diagnostics.push(error("P009", "this item is nested too deeply to parse", span));
+      diagnostics.push(parseDiagnostic({ code: "P009", kind: "item-too-deep" }, span));
       return [];
     }
     if (!(problem instanceof TooManySyntaxErrors)) throw problem;
   }
   const seen = new Set<number>();
   for (const problem of syntaxProblems) {
-    const diagnostic = syntaxDiagnostic(source, tokens, range, problem);
+    const diagnostic = syntaxError(source, tokens, range, problem);
     const start = diagnostic.span?.start ?? -1;
     if (seen.has(start)) continue;
     seen.add(start);
@@ -94,25 +95,30 @@ function parseItem(
 }
 
 /** A syntax error naming the offending token; the end of an item is the next item's start. */
-function syntaxDiagnostic(
+function syntaxError(
   source: SourceFile,
   tokens: readonly IToken[],
   range: ItemRange,
   { token, expected }: SyntaxProblem,
 ): Diagnostic {
   const actual = token.tokenType === EOF ? tokens[range.end] : token;
-  const suffix = expected ? `; expected ${expected}` : "";
   const missing = missingSemicolon(source, tokens, range, actual, expected);
   if (missing) return missing;
   if (!actual) {
     const end: Span = { file: source.name, start: source.text.length, end: source.text.length };
-    return error("P007", `unexpected end of input${suffix}`, end);
+    return parseDiagnostic({ code: "P007", kind: "unexpected-end", expected }, end);
   }
   const span = tokenSpan(source, actual);
   if (actual.tokenType === Name && actual.image === "isa") {
-    return error("P008", "`isa` is not supported; use `matches`", span);
+    return parseDiagnostic({ code: "P008", kind: "isa" }, span);
   }
-  return error("P006", `unexpected ${tick(excerpt(actual.image))}${suffix}`, span);
+  const problem = {
+    code: "P006",
+    kind: "unexpected-token",
+    image: actual.image,
+    expected,
+  } as const;
+  return parseDiagnostic(problem, span);
 }
 
 /**
@@ -135,7 +141,7 @@ function missingSemicolon(
   const next = actual ? actual.startOffset : source.text.length;
   if (actual && !source.text.slice(end, next).includes("\n")) return null;
   const span: Span = { file: source.name, start: end, end };
-  return error("P006", `missing \`;\` after ${tick(excerpt(previous.image))}`, span);
+  return parseDiagnostic({ code: "P006", kind: "missing-semicolon", after: previous.image }, span);
 }
 
 function tokenSpan(source: SourceFile, token: IToken): Span {

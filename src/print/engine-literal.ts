@@ -29,16 +29,19 @@ export interface LiteralSpelling {
 /** The family of an entity type's `sql_types` entry; throws on a malformed name. */
 export function familyOf(sqlType: string): ReturnType<typeof sqlTypeFamily> {
   const normalized = normalizeSqlType(sqlType);
-  if (normalized === null) throw new LiteralError(`invalid SQL type name \`${sqlType}\``);
+  if (normalized === null) {
+    throw new LiteralError({ code: "P713", kind: "invalid-sql-type-name", sqlType });
+  }
   return sqlTypeFamily(normalized);
 }
 
 function checkText(spelling: LiteralSpelling, text: string): void {
   if (UNPAIRED_SURROGATE.test(text)) {
-    throw new LiteralError("string contains an unpaired UTF-16 surrogate");
+    throw new LiteralError({ code: "P713", kind: "literal-surrogate", what: "string" });
   }
   if (!spelling.holdsNul && text.includes("\u0000")) {
-    throw new LiteralError(`string contains U+0000 (NUL), which ${spelling.engine} cannot hold`);
+    const holder = spelling.engine;
+    throw new LiteralError({ code: "P713", kind: "literal-nul", what: "string", holder });
   }
 }
 
@@ -70,12 +73,14 @@ export function writeValue(
       return stringLiteral(spelling, value.id);
     case "Integer": {
       const parsed = parseInteger(value.id);
-      if (parsed === null) throw new LiteralError(`\`${value.id}\` is not a 64-bit integer`);
+      if (parsed === null) {
+        throw new LiteralError({ code: "P713", kind: "literal-integer", id: value.id });
+      }
       return bareNumber(parsed.toString());
     }
     case "Boolean":
       if (value.id === "true" || value.id === "false") return value.id;
-      throw new LiteralError(`\`${value.id}\` is not a boolean`);
+      throw new LiteralError({ code: "P713", kind: "literal-boolean", id: value.id });
     case "entity":
       return writeEntityId(spelling, value.id, sqlType);
     default: {

@@ -50,12 +50,24 @@ const MAX_IDENTIFIER_CHARS = 64;
 /** Kysely's MySQL compiler, refusing names the engine would change or cannot hold. */
 class MysqlCompiler extends MysqlQueryCompiler {
   protected override sanitizeIdentifier(identifier: string): string {
-    if (identifier === "") throw new LiteralError("identifier is empty");
-    if (identifier.includes("\u0000")) throw new LiteralError("identifier contains U+0000");
+    if (identifier === "") throw new LiteralError({ code: "P713", kind: "empty-identifier" });
+    if (identifier.includes("\u0000")) {
+      throw new LiteralError({
+        code: "P713",
+        kind: "literal-nul",
+        what: "identifier",
+        holder: null,
+      });
+    }
     if ([...identifier].length > MAX_IDENTIFIER_CHARS) {
-      throw new LiteralError(
-        `identifier \`${identifier}\` is longer than ${MAX_IDENTIFIER_CHARS} characters, the MySQL limit`,
-      );
+      throw new LiteralError({
+        code: "P713",
+        kind: "long-identifier",
+        name: identifier,
+        limit: MAX_IDENTIFIER_CHARS,
+        unit: "characters",
+        engine: "MySQL",
+      });
     }
     return super.sanitizeIdentifier(identifier);
   }

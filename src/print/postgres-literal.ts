@@ -24,10 +24,21 @@
 import { castTypeName, normalizeSqlType, sqlTypeFamily } from "../bindings/sql-type.js";
 import { utf8Length } from "../core/utf8.js";
 import { isPrimitiveType, parseInteger, type Value } from "../core/value.js";
+import type { LiteralProblem } from "../source/problems.js";
+import { StageError } from "../source/stage-error.js";
 
-/** A value that has no PostgreSQL literal (NUL, malformed integer, invalid SQL type name). */
-export class LiteralError extends Error {
+/**
+ * A value that has no literal in the dialect (NUL, malformed integer, invalid SQL type name):
+ * a `StageError` with code P713 and no span (the value may come from the request).
+ */
+export class LiteralError extends StageError {
   override readonly name = "LiteralError";
+  declare readonly code: "P713";
+  declare readonly problem: LiteralProblem;
+  // biome-ignore lint/complexity/noUselessConstructor: it narrows the problem to a literal's
+  constructor(problem: LiteralProblem) {
+    super(problem);
+  }
 }
 
 const MAX_IDENTIFIER_BYTES = 63;
@@ -39,12 +50,12 @@ const CANONICAL_DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
 const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function checkStorable(text: string, what: string): void {
+function checkStorable(text: string, what: "string" | "identifier"): void {
   if (text.includes("\u0000")) {
-    throw new LiteralError(`${what} contains U+0000 (NUL), which PostgreSQL text cannot hold`);
+    throw new LiteralError({ code: "P713", kind: "literal-nul", what, holder: "PostgreSQL text" });
   }
   if (UNPAIRED_SURROGATE.test(text)) {
-    throw new LiteralError(`${what} contains an unpaired UTF-16 surrogate`);
+    throw new LiteralError({ code: "P713", kind: "literal-surrogate", what });
   }
 }
 
@@ -66,12 +77,17 @@ export function quoteString(text: string): string {
  *   quoteIdentifier('ticket "id"') // '"ticket ""id"""'
  */
 export function quoteIdentifier(name: string): string {
-  if (name === "") throw new LiteralError("identifier is empty");
+  if (name === "") throw new LiteralError({ code: "P713", kind: "empty-identifier" });
   checkStorable(name, "identifier");
   if (utf8Length(name) > MAX_IDENTIFIER_BYTES) {
-    throw new LiteralError(
-      `identifier \`${name}\` is longer than ${MAX_IDENTIFIER_BYTES} bytes, the PostgreSQL limit`,
-    );
+    throw new LiteralError({
+      code: "P713",
+      kind: "long-identifier",
+      name,
+      limit: MAX_IDENTIFIER_BYTES,
+      unit: "bytes",
+      engine: "PostgreSQL",
+    });
   }
   return `"${name.replaceAll('"', '""')}"`;
 }
@@ -88,14 +104,14 @@ function bareNumber(canonical: string): string {
  */
 export function renderInteger(id: string): string {
   const value = parseInteger(id);
-  if (value === null) throw new LiteralError(`\`${id}\` is not a 64-bit integer`);
+  if (value === null) throw new LiteralError({ code: "P713", kind: "literal-integer", id });
   return bareNumber(value.toString());
 }
 
 function renderBoolean(id: string): string {
   if (id === "true") return "true";
   if (id === "false") return "false";
-  throw new LiteralError(`\`${id}\` is not a boolean`);
+  throw new LiteralError({ code: "P713", kind: "literal-boolean", id });
 }
 
 function normalizedOrThrow(sqlType: string): string {
@@ -105,7 +121,9 @@ function normalizedOrThrow(sqlType: string): string {
     if (normalizedNames.size >= MAX_NORMALIZED_NAMES) normalizedNames.clear();
     normalizedNames.set(sqlType, normalized);
   }
-  if (normalized === null) throw new LiteralError(`invalid SQL type name \`${sqlType}\``);
+  if (normalized === null) {
+    throw new LiteralError({ code: "P713", kind: "invalid-sql-type-name", sqlType });
+  }
   return normalized;
 }
 

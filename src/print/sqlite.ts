@@ -34,8 +34,15 @@ import { LiteralError } from "./postgres-literal.js";
 /** Kysely's SQLite compiler, refusing names SQLite cannot hold. */
 class SqliteCompiler extends SqliteQueryCompiler {
   protected override sanitizeIdentifier(identifier: string): string {
-    if (identifier === "") throw new LiteralError("identifier is empty");
-    if (identifier.includes("\u0000")) throw new LiteralError("identifier contains U+0000");
+    if (identifier === "") throw new LiteralError({ code: "P713", kind: "empty-identifier" });
+    if (identifier.includes("\u0000")) {
+      throw new LiteralError({
+        code: "P713",
+        kind: "literal-nul",
+        what: "identifier",
+        holder: null,
+      });
+    }
     return super.sanitizeIdentifier(identifier);
   }
 }

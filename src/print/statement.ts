@@ -136,6 +136,7 @@ export function printPlan(
       bindings,
       strictOutputs: shape.kind === "select",
       unionSafe: unionSafeIn(bindings, dialect),
+      sources: options.sources,
     });
     if (options.central?.complete?.() === false) return null;
     const scans = mergeKeyedScans(resolved, bindings);
@@ -215,6 +216,7 @@ export function lowerPlan(
     bindings,
     strictOutputs: shape.kind === "select",
     unionSafe: unionSafeIn(bindings, dialect),
+    sources: options.sources,
   });
   const scans = mergeKeyedScans(resolved, bindings);
   const { node } = lowerStatement(

@@ -78,6 +78,7 @@ export type DiagnosticCode =
   | "P710" // binding column type does not fit the slot's type or `sql_types`
   | "P711" // a `keys` entry is not unique or names an unknown table or column
   | "P712" // a recursion computed in the store exceeded its budget of rounds or rows
+  | "P713" // a value or name has no literal in the dialect (NUL, bad integer, long identifier)
   // warnings
   | "W001" // undeclared type treated as an entity type
   | "W002" // matches! treated as matches

@@ -1,5 +1,5 @@
 import type { Diagnostic } from "./diagnostic.js";
-import { lineText, positionOf, type SourceFile } from "./source.js";
+import { lineText, positionOf, type SourceFile, type Span } from "./source.js";
 
 export interface FormatOptions {
   /** ANSI colours; default off. */
@@ -10,10 +10,16 @@ export interface FormatOptions {
 export function locationPrefix(diagnostic: Diagnostic, sources: readonly SourceFile[]): string {
   const span = diagnostic.span;
   if (!span) return "";
+  const where = spanLocation(span, sources);
+  return where ? `${where}: ` : "";
+}
+
+/** `file:line:col` of a span, or only `file` when it names none of `sources`. */
+export function spanLocation(span: Span, sources: readonly SourceFile[]): string {
   const source = sources.find((s) => s.name === span.file);
-  if (!source) return span.file ? `${span.file}: ` : "";
+  if (!source) return span.file;
   const { line, column } = positionOf(source, span.start);
-  return `${span.file}:${line}:${column}: `;
+  return `${span.file}:${line}:${column}`;
 }
 
 /**

@@ -1,11 +1,14 @@
 /**
- * The refusals of the stages after checking (planning, lowering, evaluation, the store's
- * iteration) as one coded union, and their messages in one table. A throw site names the
- * problem and its data; `describeProblem` is the only place that writes the text. Each variant
- * fixes its code (src/source/diagnostic.ts), so a code cannot drift from its problem.
+ * The refusals of the stages after checking (planning, lowering, printing, evaluation, the
+ * store's iteration) as one coded union, and their messages in one table; also the verdict of
+ * the checker or the bindings reader on a whole input, when a caller wants an exception (their
+ * single diagnostics have tables of their own: src/check/problems.ts, src/bindings/problems.ts).
+ * A throw site names the problem and its data; `describeProblem` is the only place that writes
+ * the text. Each variant fixes its code (src/source/diagnostic.ts), so a code cannot drift from
+ * its problem; only `invalid-policy` takes the code of the policy's first error.
  * docs/architecture.md#errors says how a problem becomes a `Diagnostic` with a span.
  */
-import { tick } from "./diagnostic.js";
+import { type DiagnosticCode, tick } from "./diagnostic.js";
 
 export type Problem =
   // ---- P601: the question itself is malformed (no span: it is not in the policy)
@@ -126,7 +129,51 @@ export type Problem =
       readonly kind: "fixpoint-rows";
       readonly predicates: readonly string[];
       readonly rows: number;
+    }
+  // ---- P713: a value has no literal in the dialect
+  | LiteralProblem
+  // ---- the front end's verdict on a whole input, when a caller wants an exception
+  | {
+      /** The first error's: the catalogue has no code for "invalid policy". */
+      readonly code: DiagnosticCode;
+      readonly kind: "invalid-policy";
+      /** The first error's message; null without errors. */
+      readonly first: string | null;
+      readonly errors: number;
+    }
+  | {
+      readonly code: "P701";
+      readonly kind: "invalid-data-bindings";
+      readonly first: string | null;
+      readonly errors: number;
     };
+
+/** Why a value has no literal (src/print): the text, an identifier or a type name. */
+export type LiteralProblem =
+  | {
+      readonly code: "P713";
+      readonly kind: "literal-nul";
+      readonly what: "string" | "identifier";
+      /** What cannot hold it (`PostgreSQL text`); null when the message need not say. */
+      readonly holder: string | null;
+    }
+  | {
+      readonly code: "P713";
+      readonly kind: "literal-surrogate";
+      readonly what: "string" | "identifier";
+    }
+  | { readonly code: "P713"; readonly kind: "empty-identifier" }
+  | {
+      readonly code: "P713";
+      readonly kind: "long-identifier";
+      readonly name: string;
+      readonly limit: number;
+      readonly unit: "bytes" | "characters";
+      readonly engine: string;
+    }
+  | { readonly code: "P713"; readonly kind: "literal-integer"; readonly id: string }
+  | { readonly code: "P713"; readonly kind: "literal-boolean"; readonly id: string }
+  | { readonly code: "P713"; readonly kind: "invalid-sql-type-name"; readonly sqlType: string };
 
 export type ProblemKind = Problem["kind"];
 
@@ -222,6 +269,26 @@ export function describeProblem(problem: Problem): string {
       return `the recursion of ${problem.predicates.map(tick).join(", ")} did not reach its fixpoint within ${problem.rounds} rounds`;
     case "fixpoint-rows":
       return `the recursion of ${problem.predicates.map(tick).join(", ")} holds more than ${problem.rows} rows`;
+    case "literal-nul":
+      return `${problem.what} contains U+0000${problem.holder === null ? "" : ` (NUL), which ${problem.holder} cannot hold`}`;
+    case "literal-surrogate":
+      return `${problem.what} contains an unpaired UTF-16 surrogate`;
+    case "empty-identifier":
+      return "identifier is empty";
+    case "long-identifier":
+      return `identifier ${tick(problem.name)} is longer than ${problem.limit} ${problem.unit}, the ${problem.engine} limit`;
+    case "literal-integer":
+      return `${tick(problem.id)} is not a 64-bit integer`;
+    case "literal-boolean":
+      return `${tick(problem.id)} is not a boolean`;
+    case "invalid-sql-type-name":
+      return `invalid SQL type name ${tick(problem.sqlType)}`;
+    case "invalid-policy":
+    case "invalid-data-bindings": {
+      const none = problem.kind === "invalid-policy" ? "invalid policy" : "invalid data bindings";
+      if (problem.first === null) return none;
+      return `${problem.first} (${problem.errors} ${problem.errors === 1 ? "error" : "errors"})`;
+    }
     default: {
       const _never: never = problem;
       return _never;

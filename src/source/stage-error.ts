@@ -32,14 +32,16 @@ export class StageError extends Error {
   /** The files the span points into (empty without a span). */
   readonly sources: readonly SourceFile[];
 
+  /** `summary` replaces the one-line message, for an error that stands for several diagnostics. */
   constructor(
     readonly problem: Problem,
     at?: Located | null,
+    summary?: string,
   ) {
     const span = spanIn(at);
     const diagnostic = error(problem.code, describeProblem(problem), span);
     const sources = span ? at!.sources : [];
-    super(formatDiagnosticLine(diagnostic, sources));
+    super(summary ?? formatDiagnosticLine(diagnostic, sources));
     this.code = problem.code;
     this.diagnostic = diagnostic;
     this.sources = sources;

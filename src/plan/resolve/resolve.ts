@@ -5,7 +5,7 @@
  * hold disappear (also through empty recursive CTEs and `NOT EXISTS`).
  */
 import type { Value } from "../../core/value.js";
-import { PlanError } from "../errors.js";
+import { at, PlanError } from "../errors.js";
 import {
   type Branch,
   type Condition,
@@ -44,6 +44,26 @@ export interface ResolvedPlan {
  *   resolvePlan(plan, { params: new Map([["actor", ["17"]]]), facts, now, renderable })
  */
 export function resolvePlan(plan: Plan, runtime: Runtime): ResolvedPlan {
+  try {
+    return resolveWith(plan, runtime);
+  } catch (error) {
+    throw locatedRefusal(error, plan, runtime);
+  }
+}
+
+/**
+ * A value its column cannot hold, located where the policy writes it when it is one of the
+ * plan's constants; a value of the request has no place in the policy.
+ */
+function locatedRefusal(error: unknown, plan: Plan, runtime: Runtime): unknown {
+  if (!(error instanceof PlanError) || error.problem.kind !== "unwritable-value") return error;
+  const { type, id } = error.problem;
+  const constant = plan.constants?.find((c) => c.value.type === type && c.value.id === id);
+  if (!constant || !runtime.sources) return error;
+  return new PlanError(error.problem, at(constant.span, runtime.sources));
+}
+
+function resolveWith(plan: Plan, runtime: Runtime): ResolvedPlan {
   const dead = new Set<number>();
   const known = new Map<number, ValuesSource>();
   const resolve = (branches: readonly Branch[]) =>

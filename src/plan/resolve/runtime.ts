@@ -4,6 +4,7 @@
  */
 import type { DataBindings } from "../../bindings/types.js";
 import { compareValues, type Value, valuesEqual } from "../../core/value.js";
+import type { SourceFile } from "../../source/source.js";
 import type { Condition, Term } from "../ir.js";
 import type { FactRows } from "./central-facts.js";
 
@@ -26,6 +27,8 @@ export interface Runtime {
    * column's type (split-rows.ts). Absent: every value may.
    */
   readonly unionSafe?: (value: Value) => boolean;
+  /** The policy's files, for the span of a refusal; absent: refusals name no place. */
+  readonly sources?: readonly SourceFile[];
 }
 
 /**
