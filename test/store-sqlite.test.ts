@@ -195,3 +195,44 @@ describe("the SQLite store", () => {
     }
   });
 });
+
+describe("the SQLite store's iteration (src/fixpoint)", () => {
+  const CLOSURE = `actor User {}
+resource Node { permissions = ["read"]; }
+path(x: Node, z: Node) if edge(x, z);
+path(x: Node, z: Node) if path(x, y) and path(y, z);
+allow(u: User, "read", n: Node) if start(u, m) and path(m, n);`;
+  const node = (id: string) => ({ type: "Node", id });
+  const chain = (length: number) =>
+    Array.from({ length }, (_, i) => ({
+      predicate: "edge",
+      args: [node(`n${i}`), node(`n${i + 1}`)],
+    }));
+  const start = { predicate: "start", args: [{ type: "User", id: "ada" }, node("n0")] };
+  const read = (id: string) => ({
+    actor_type: "User",
+    actor_id: "ada",
+    action: "read",
+    resource_type: "Node",
+    resource_id: id,
+  });
+
+  it("uses automatic indexes while it runs and leaves them off after, also when refused", async () => {
+    const store = await openStore({ embedded: "sqlite" });
+    const service = serviceOver(store, { workers: 0, fixpointBudget: { rounds: 3, rows: 10_000 } });
+    const automatic = async () =>
+      (await store.db.query<{ automatic_index: number }>("PRAGMA automatic_index"))[0]
+        ?.automatic_index;
+    try {
+      await service.postPolicy({ src: CLOSURE, filename: "closure.polar" }, {});
+      await service.batch([{ inserts: [...chain(3), start] }]);
+      expect(allowed(await service.authorize(read("n3")))).toBe(true);
+      expect(await automatic()).toBe(0);
+      await service.batch([{ inserts: chain(40) }]);
+      await expect(service.authorize(read("n40"))).rejects.toMatchObject({ status: 400 });
+      expect(await automatic()).toBe(0);
+    } finally {
+      await service.close();
+    }
+  });
+});

@@ -3,9 +3,11 @@
  * closure written `path(x, z) if path(x, y) and path(y, z)` over a random graph, on the
  * embedded store (or a PostgreSQL server with --database-url=...).
  *
- *   npx tsx bench/fixpoint/run.ts [--nodes=200] [--edges=400] [--iterations=20] [--database-url=…]
+ *   npx tsx bench/fixpoint/run.ts [--nodes=200] [--edges=400] [--iterations=20]
+ *     [--store=sqlite|pglite | --database-url=…]
  */
 import { createService } from "../../src/api/central.js";
+import type { EmbeddedStore } from "../../src/store/store.js";
 
 const flag = (name: string, fallback: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
@@ -35,7 +37,8 @@ const facts = [
   { predicate: "start", args: [{ type: "User", id: "ada" }, node(0)] },
 ];
 
-const service = await createService(databaseUrl ? { databaseUrl } : {});
+const embedded = flag("store", "sqlite") as EmbeddedStore;
+const service = await createService(databaseUrl ? { databaseUrl } : { embedded });
 await service.postPolicy({ src: POLICY, filename: "closure.polar" }, {});
 await service.clearData();
 await service.batch([{ inserts: facts }]);

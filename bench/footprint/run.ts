@@ -184,8 +184,17 @@ if (!serveOnly) {
 }
 results.push(await serve("npm start (serve, in memory)"));
 results.push(await serve("serve --store sqlite, in memory", ["--store", "sqlite"]));
-results.push(await serve("serve --store sqlite --data <dir>", ["--store", "sqlite", "--data", await freshDir()]));
-results.push(await serve("serve --store sqlite --workers 0", ["--store", "sqlite", "--workers", "0"]));
+results.push(
+  await serve("serve --store sqlite --data <dir>", [
+    "--store",
+    "sqlite",
+    "--data",
+    await freshDir(),
+  ]),
+);
+results.push(
+  await serve("serve --store sqlite --workers 0", ["--store", "sqlite", "--workers", "0"]),
+);
 results.push(await serve("serve --workers 0 (PGlite)", ["--workers", "0"]));
 console.log("| variant | first answer (ms after spawn) | idle RSS (MB) |");
 console.log("|---|---:|---:|");

@@ -36,6 +36,7 @@ import {
   familyTables,
   insertAnswers,
   insertStoredFacts,
+  iterationSettings,
   tableBinding,
 } from "./tables.js";
 
@@ -162,7 +163,17 @@ export async function answerByIteration<Row>(
   const prepared = prepare(input, ask);
   if (!prepared) return null;
   const budget = input.budget ?? DEFAULT_FIXPOINT_BUDGET;
+  const settings = iterationSettings(input.dialect);
   return db.transaction(async (tx) => {
+    for (const sql of settings.during) await tx.query(sql);
+    try {
+      return await iterate(tx, prepared);
+    } finally {
+      for (const sql of settings.after) await tx.query(sql);
+    }
+  });
+
+  async function iterate(tx: SqlExecutor, prepared: Prepared): Promise<Row[]> {
     for (const { family, tables, plans } of prepared.families) {
       for (const sql of createTables(input.dialect, tables)) await tx.query(sql);
       const run = async (list: readonly ShapedPlan[]) => {
@@ -208,5 +219,5 @@ export async function answerByIteration<Row>(
       for (const sql of dropTables(input.dialect, tables)) await tx.query(sql);
     }
     return rows;
-  });
+  }
 }

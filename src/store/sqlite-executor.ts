@@ -38,6 +38,11 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
   }
   db.pragma("busy_timeout = 5000");
   db.pragma("foreign_keys = OFF");
+  // Every lookup of the fact table has its index; an automatic index only lets the planner
+  // scan a whole predicate and probe a CTE's rows, instead of the reverse: a list on the
+  // recursive bench data took 100 ms with them and 3 ms without (bench/RESULTS.md). The
+  // iteration's tables have none, and turn them on while it runs (src/fixpoint/tables.ts).
+  db.pragma("automatic_index = OFF");
 
   const statements = new Map<string, Statement>();
   function statement(sql: string): Statement {
