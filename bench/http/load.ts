@@ -1,5 +1,6 @@
 /**
- * HTTP load benchmark: starts `polar-sql serve` (in-memory PGlite) in a child process and
+ * HTTP load benchmark: starts `polar-sql serve` (in-memory SQLite; `--pglite` for PGlite) in a
+ * child process and
  * drives it over loopback with autocannon at concurrency 50: authorize alone (as fast as it
  * answers; then at 2,000 requests/s evenly spaced, open loop, see open-loop.ts),
  * authorize_query alone, then a mix of authorize, list, actions and authorize_query. About
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
     data: dataName,
     scale: scaleName,
     databaseUrl: onPostgres ? await serverStore("bench_http") : null,
+    embedded: process.argv.includes("--pglite") ? "pglite" : "sqlite",
   });
   console.log(`server ready in ${Math.round((Date.now() - started) / 1000)} s at ${server.url}`);
   const mix = dataset.requests(BODIES);
@@ -97,7 +99,9 @@ async function main(): Promise<void> {
     ];
     const rssEnd = await server.rssMiB();
     const facts = `${dataset.facts().length} facts (${dataset.description}); ${BODIES} bodies per endpoint`;
-    const store = onPostgres ? "PostgreSQL server" : "in-memory PGlite";
+    const store = onPostgres
+      ? "PostgreSQL server"
+      : `in-memory ${process.argv.includes("--pglite") ? "PGlite" : "SQLite"}`;
     console.log(`\nHTTP load, ${connections} connections, loopback, ${store}; ${facts}`);
     console.log("| run | requests/s | p50 ms | p99 ms | max ms | errors | non-2xx |");
     console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");

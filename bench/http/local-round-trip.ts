@@ -81,6 +81,7 @@ const server = await startServer({
   scale: small ? "small" : "default",
   databaseUrl: onPostgres ? await serverStore("bench_local_rt") : null,
   stored: allStored ? "all" : "roles",
+  embedded: process.argv.includes("--pglite") ? "pglite" : "sqlite",
 });
 try {
   const url = new URL(server.url);

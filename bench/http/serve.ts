@@ -1,6 +1,6 @@
 /**
- * The server process of the HTTP load benchmark: `polar-sql serve` on in-memory PGlite with
- * the fixture policy and facts. The API key comes from POLAR_SQL_API_KEYS, the dataset from
+ * The server process of the HTTP load benchmark: `polar-sql serve` on an in-memory embedded
+ * store (BENCH_STORE: sqlite, the default, or pglite) with the fixture policy and facts. The API key comes from POLAR_SQL_API_KEYS, the dataset from
  * BENCH_DATA and BENCH_SCALE (fixture.ts), and BENCH_DATABASE_URL (when set) puts the store on a PostgreSQL server
  * (all set by load.ts).
  *
@@ -25,7 +25,7 @@ await writeFile(factsFile, JSON.stringify(stored));
 try {
   const storage = process.env.BENCH_DATABASE_URL
     ? ["--database-url", process.env.BENCH_DATABASE_URL]
-    : [];
+    : ["--store", process.env.BENCH_STORE ?? "sqlite"];
   process.exitCode = await runServeCommand(
     [
       ...[

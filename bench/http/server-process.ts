@@ -1,7 +1,7 @@
 /**
  * The HTTP benches' server: `polar-sql serve` (bench/http/serve.ts) in a child process, so that
- * the load generator never shares its event loop, on in-memory PGlite or on a fresh schema of
- * a PostgreSQL server.
+ * the load generator never shares its event loop, on an in-memory embedded store (SQLite or
+ * PGlite) or on a fresh schema of a PostgreSQL server.
  *
  *   const server = await startServer({ apiKey, data: "recursive", scale: "default", databaseUrl: null });
  *   ...; await server.stop();
@@ -27,6 +27,8 @@ export interface ServerOptions {
   readonly databaseUrl: string | null;
   /** `roles`: the service stores only the dataset's roles (BENCH_STORED of serve.ts). */
   readonly stored?: "all" | "roles";
+  /** The embedded store when `databaseUrl` is null (BENCH_STORE of serve.ts); SQLite by default. */
+  readonly embedded?: "sqlite" | "pglite";
 }
 
 /**
@@ -53,6 +55,7 @@ export function startServer(options: ServerOptions): Promise<ServerProcess> {
       BENCH_SCALE: options.scale,
       BENCH_DATA: options.data,
       BENCH_STORED: options.stored ?? "all",
+      BENCH_STORE: options.embedded ?? "sqlite",
       ...(options.databaseUrl && { BENCH_DATABASE_URL: options.databaseUrl }),
     },
     stdio: ["ignore", "pipe", "inherit"],
