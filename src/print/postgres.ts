@@ -6,6 +6,7 @@
  */
 import {
   AliasNode,
+  FunctionNode,
   type OperationNode,
   ParensNode,
   PostgresQueryCompiler,
@@ -17,6 +18,7 @@ import type { Value } from "../core/value.js";
 import { binary, correlation } from "../lower/nodes.js";
 import type { Dialect } from "./dialect.js";
 import {
+  arrayText,
   LiteralError,
   parameterText,
   parameterType,
@@ -86,6 +88,15 @@ export const postgres: Dialect = {
   rowsTable(alias, columns, rows) {
     const values = ValuesNode.create(rows.map((row) => ValueListNode.create(row)));
     return AliasNode.create(ParensNode.create(values), correlation(alias, columns));
+  },
+  // `unnest(cast($1 as text[])) as f0(arg0)`: a join the planner sizes from the array
+  // (bench/RESULTS.md, "Id lists as one array parameter").
+  idsTable: (alias, column, ids) =>
+    AliasNode.create(FunctionNode.create("unnest", [ids]), correlation(alias, [column])),
+  idsParameter: {
+    placeholder: (placeholder, type, sqlType) =>
+      `cast(${placeholder} as ${parameterType(type, sqlType)}[])`,
+    text: arrayText,
   },
 };
 

@@ -8,14 +8,18 @@
  * `cast(x'…' as text)`.
  */
 import {
+  AliasNode,
   BinaryOperationNode,
+  FunctionNode,
+  IdentifierNode,
   type OperationNode,
   OperatorNode,
+  ParensNode,
   RawNode,
   SqliteQueryCompiler,
   ValueListNode,
 } from "kysely";
-import { binary } from "../lower/nodes.js";
+import { aliased, binary, cast, columnRef, select } from "../lower/nodes.js";
 import type { Dialect } from "./dialect.js";
 import {
   canWriteValue,
@@ -116,4 +120,23 @@ export const sqlite: Dialect = {
     return binary(left, "in", query);
   },
   rowsTable: selectedRows,
+  // `(select cast(j.value as text) as arg0 from json_each(?) as j) as f0`, the ids a JSON
+  // array: integers and booleans as JSON numbers and booleans, the rest as strings.
+  idsTable(alias, column, ids, type, sqlType) {
+    const each = AliasNode.create(
+      FunctionNode.create("json_each", [ids]),
+      IdentifierNode.create("j"),
+    );
+    const value = cast(columnRef("j", "value"), castType(type, sqlType));
+    const rows = select({ selections: [aliased(value, column)], from: [each] });
+    return AliasNode.create(ParensNode.create(rows), IdentifierNode.create(alias));
+  },
+  idsParameter: {
+    placeholder: (placeholder) => placeholder,
+    text(ids, type, sqlType) {
+      const kind = valueClass(type, sqlType);
+      const bare = kind === "integer" || kind === "boolean";
+      return `[${ids.map((id) => (bare ? id : JSON.stringify(id))).join(",")}]`;
+    },
+  },
 };

@@ -26,6 +26,12 @@ export interface Runtime {
    * column's type (split-rows.ts). Absent: every value may.
    */
   readonly unionSafe?: (value: Value) => boolean;
+  /**
+   * Param lists stay `param` sources, read from one array parameter when printed (the
+   * dialect's `idsTable`), instead of rows of their ids: the statement's text is then the same
+   * for any number of ids. Absent: lists become rows.
+   */
+  readonly idArrays?: boolean;
 }
 
 /**
