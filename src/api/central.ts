@@ -255,7 +255,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     try {
       statement = await offLoop(() => {
         const asked = question(program, bindings);
-        // A param list is one array parameter (src/print/statement.ts `idLists`).
+        // A param list is one array parameter (src/print/statement.ts `longestList`).
         const options = { ...clock, central, writing: "parameters" } as const;
         const printed = localStatement(program, bindings, asked, options);
         // PostgreSQL binds at most 65,535 parameters: a statement with more (many context
@@ -292,10 +292,11 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     const { sql, parameters } = statement;
     const kept = answers?.get<Row>(version, sql, parameters);
     if (kept) return kept;
-    // An id list is planned for its length each time (`idLists`); the rest is prepared.
-    const rows = statement.idLists
-      ? await store.db.query<Row>(sql, [...parameters])
-      : await store.db.prepared<Row>(sql, [...parameters]);
+    // A long id list is planned for its length each time; the rest is prepared.
+    const rows =
+      (statement.longestList ?? 0) > PREPARED_LIST_IDS
+        ? await store.db.query<Row>(sql, [...parameters])
+        : await store.db.prepared<Row>(sql, [...parameters]);
     return answers ? answers.put(version, sql, parameters, rows) : rows;
   }
 
@@ -683,6 +684,13 @@ interface Lookup {
 
 /** Parameters of one statement beyond which its values are written as literals. */
 const MAX_BOUND_PARAMETERS = 30_000;
+
+/**
+ * Ids of an array parameter up to which a statement is prepared: beyond, a prepared
+ * statement's generic plan, made for short lists, probes an index per id where a hash join
+ * reads the list once (bench/RESULTS.md, "Id lists as one array parameter").
+ */
+const PREPARED_LIST_IDS = 100;
 
 /** Stored facts held for local questions before the cache starts over. */
 const MAX_LOADED_ROWS = 500_000;

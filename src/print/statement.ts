@@ -8,7 +8,7 @@ import type { OperationNode } from "kysely";
 import type { DataBindings } from "../bindings/types.js";
 import { type GroundFact, isPrimitiveType, type Value } from "../core/value.js";
 import { type Lowered, lowerStatement, type Shape } from "../lower/lower.js";
-import { isSqlIds } from "../lower/sql-value.js";
+import { isSqlIds, type SqlIds, type SqlValue } from "../lower/sql-value.js";
 import { type Branch, isSubquery, type Plan, type SourceRef, type Term } from "../plan/ir.js";
 import { type CentralFacts, factRows, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import { resolvePlan } from "../plan/resolve/resolve.js";
@@ -46,12 +46,12 @@ export interface Statement {
   readonly sql: string;
   readonly parameters: readonly string[];
   /**
-   * Some parameter holds the ids of a param list (an array): the same text serves any number
-   * of ids, so the engine had better plan it for each request's list than reuse a prepared
-   * statement's generic plan, made for no length in particular (bench/RESULTS.md, "Id lists
-   * as one array parameter").
+   * The most ids one array parameter holds; absent when no parameter holds a param list. The
+   * same text serves any number of ids, so a long list had better be planned for its length
+   * than run by a prepared statement's generic plan, made for no length in particular
+   * (bench/RESULTS.md, "Id lists as one array parameter").
    */
-  readonly idLists?: boolean;
+  readonly longestList?: number;
 }
 
 /** What printing answers when central facts are incomplete: nothing to run. */
@@ -178,7 +178,7 @@ export function printPlan(
     return {
       sql: printed.sql,
       parameters: parameterTexts(dialect, printed.parameters, runtime),
-      ...(printed.parameters.some(isSqlIds) && { idLists: true }),
+      ...withLongestList(printed.parameters, params),
     };
   }
   // Print once per shape; then each request only writes its values into the text.
@@ -214,9 +214,21 @@ export function printPlan(
     }
   }
   const filled = fillTemplate(dialect, template, runtime);
-  return template.kind === "parameters" && template.values.some(isSqlIds)
-    ? { ...filled, idLists: true }
+  return template.kind === "parameters"
+    ? { ...filled, ...withLongestList(template.values, params) }
     : filled;
+}
+
+/** `longestList` of a statement whose parameters are these. */
+function withLongestList(
+  values: readonly (SqlValue | SqlIds)[],
+  params: ReadonlyMap<string, readonly string[]>,
+): { longestList?: number } {
+  let longest: number | undefined;
+  for (const value of values) {
+    if (isSqlIds(value)) longest = Math.max(longest ?? 0, params.get(value.name)?.length ?? 0);
+  }
+  return longest === undefined ? {} : { longestList: longest };
 }
 
 /**
