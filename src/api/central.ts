@@ -290,13 +290,13 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     }
     if (statement.literal) return store.db.query<Row>(statement.sql);
     const { sql, parameters } = statement;
+    // A long id list is planned for its length each time, and its answer is not kept (the
+    // cache bounds answers and rows, not the size of their keys); the rest is prepared.
+    if ((statement.longestList ?? 0) > PREPARED_LIST_IDS)
+      return store.db.query<Row>(sql, [...parameters]);
     const kept = answers?.get<Row>(version, sql, parameters);
     if (kept) return kept;
-    // A long id list is planned for its length each time; the rest is prepared.
-    const rows =
-      (statement.longestList ?? 0) > PREPARED_LIST_IDS
-        ? await store.db.query<Row>(sql, [...parameters])
-        : await store.db.prepared<Row>(sql, [...parameters]);
+    const rows = await store.db.prepared<Row>(sql, [...parameters]);
     return answers ? answers.put(version, sql, parameters, rows) : rows;
   }
 
