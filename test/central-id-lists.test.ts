@@ -167,6 +167,48 @@ describeServiceEngines({}, "central id lists on $name", (engine) => {
     );
   });
 
+  it("short lists asked often (a prepared statement), then a long one, answer alike", async () => {
+    const found = await withFacts();
+    const ask = async (ids: readonly string[]) => {
+      const reply = await found.authorizeResources({
+        actor_type: "User",
+        actor_id: "ada",
+        action: "read",
+        resources: ids.map((id) => value("Doc", id)),
+      });
+      return (reply.body as { results: { id: string }[] }).results.map((r) => r.id);
+    };
+    for (let round = 0; round < 8; round++) {
+      const ids = docIds(5_000).slice(round * 50, round * 50 + 50);
+      expect(await ask(ids)).toEqual(ids.filter((id) => permitted(Number(id.slice(1)))));
+    }
+    const long = docIds(5_000);
+    expect(await ask(long)).toEqual(long.filter((_, i) => permitted(i)));
+    expect(await ask(long)).toEqual(long.filter((_, i) => permitted(i)));
+  });
+
+  it("a list of integers is an array of bigint", async () => {
+    const found = await engine.fresh();
+    const policy = `actor User {}\nallow(u: User, "level", n: Integer) if has_level(u, n);\n`;
+    await found.postPolicy({ src: policy, filename: "levels.polar" }, {});
+    const level = (n: string) => ({
+      predicate: "has_level",
+      args: [value("User", "ada"), value("Integer", n)],
+    });
+    await found.batch([{ inserts: [level("3"), level("-9000000000"), level("12")] }]);
+    const reply = await found.evaluateQuery({
+      predicate: ["allow", ["u", "a", "n"]],
+      calls: [],
+      constraints: {
+        u: { type: "User", ids: ["ada"] },
+        a: { type: "String", ids: ["level"] },
+        n: { type: "Integer", ids: ["1", "3", "-9000000000", "x", "12", "13"] },
+      },
+    });
+    const levels = (reply.body as { results: { n: string }[] }).results.map((r) => r.n);
+    expect(levels.sort()).toEqual(["-9000000000", "12", "3"]);
+  });
+
   it("more than 30,000 printed parameters (context facts): literals, the right answer", async () => {
     const found = await withFacts();
     const extra = Array.from({ length: 31_000 }, (_, i) => `x${i}`);
