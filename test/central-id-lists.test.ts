@@ -88,6 +88,32 @@ describe("an id list as one array parameter", () => {
     });
   }
 
+  it("a text kept for the shape is the text printing afresh gives, for any list", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(postgres, sqlite),
+        fc.uniqueArray(hostileId, { minLength: 2, maxLength: 8 }),
+        fc.constantFrom("ada", "it's"),
+        (dialect, ids, actor) => {
+          const query = parseBody(querySchema, {
+            ...readQuery(ids),
+            constraints: { ...readQuery(ids).constraints, a: { type: "User", ids: [actor] } },
+          });
+          const question = evaluateQuestion(program, bindings, query, MODE as never);
+          const options = { dialect, writing: "parameters" } as const;
+          const kept = localStatement(program, bindings, question, options);
+          const fresh = localStatement(program, bindings, question, {
+            ...options,
+            cacheText: false,
+          });
+          expect(kept).toEqual(fresh);
+          expect(kept.longestList).toBe(ids.length);
+        },
+      ),
+      { numRuns: propertyRuns(40, 400) },
+    );
+  });
+
   it("mysql, which reads no arrays, keeps a parameter per id", () => {
     const few = printed(mysql, docIds(3), "parameters");
     const more = printed(mysql, docIds(4), "parameters");
