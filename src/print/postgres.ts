@@ -69,8 +69,16 @@ export const postgres: Dialect = {
   canWrite: (value, sqlType) => written(value, sqlType, false) !== null,
   literal: writable,
   parameter(value, sqlType) {
-    writable(value, sqlType, false);
-    return parameterText(value, sqlType)!;
+    // One check of the text (`parameterText` renders it), not one more per parameter.
+    let text: string | null;
+    try {
+      text = parameterText(value, sqlType);
+    } catch (error) {
+      if (!(error instanceof LiteralError)) throw error;
+      text = null;
+    }
+    if (text === null) throw new Error(`internal: unwritable ${value.type} value ${value.id}`);
+    return text;
   },
   parameterType,
   castType: (polarType, sqlType) => sqlTypeOf(polarType, sqlType),
