@@ -35,6 +35,8 @@ interface Case {
   readonly method: "POST" | "DELETE";
   readonly path: string;
   readonly body: () => string;
+  /** Facts stored before the hostile request (not timed) and cleared after it. */
+  readonly facts?: () => readonly unknown[];
 }
 
 const docQuestion = {
@@ -76,6 +78,16 @@ const allowQuery = (calls: readonly string[][], ids: readonly string[]) =>
     },
   });
 const policyBody = (src: string, filename = "hostile.polar") => JSON.stringify({ src, filename });
+/** Ada views every 97th of the documents `d0`…: the asked ids meet stored facts in SQL. */
+const viewedDocs = (n: number) =>
+  Array.from({ length: Math.ceil(n / 97) }, (_, i) => ({
+    predicate: "has_role",
+    args: [
+      { type: "User", id: "ada" },
+      { type: "String", id: "viewer" },
+      { type: "Doc", id: `d${i * 97}` },
+    ],
+  }));
 
 const CASES: readonly Case[] = [
   {
@@ -116,6 +128,7 @@ const CASES: readonly Case[] = [
         action: "read",
         resources: Array.from({ length: 30_000 }, (_, i) => ({ type: "Doc", id: `d${i}` })),
       }),
+    facts: () => viewedDocs(30_000),
   },
   {
     name: "evaluate_query, 70,000 ids in one constraint",
@@ -126,6 +139,7 @@ const CASES: readonly Case[] = [
         [],
         Array.from({ length: 70_000 }, (_, i) => `d${i}`),
       ),
+    facts: () => viewedDocs(70_000),
   },
   {
     name: "post policy, (x or y) and ... x14",
@@ -318,6 +332,11 @@ async function main(): Promise<void> {
   try {
     for (const c of chosen) {
       await send(server.url, apiKey, "POST", "/api/policy", policyBody(c.policy ?? BASE));
+      const facts = c.facts?.() ?? [];
+      if (facts.length > 0) {
+        const batch = JSON.stringify([{ inserts: facts }]);
+        await send(server.url, apiKey, "POST", "/api/batch", batch);
+      }
       // The ordinary question's plan is made once for the active policy before timing.
       await send(server.url, apiKey, "POST", "/api/authorize", AUTHORIZE);
       const body = c.body();
@@ -330,6 +349,7 @@ async function main(): Promise<void> {
       const reply = await hostile;
       const alive =
         (await send(server.url, apiKey, "POST", "/api/authorize", AUTHORIZE)).status === 200;
+      if (facts.length > 0) await send(server.url, apiKey, "POST", "/api/clear_data", "");
       const note =
         reply.status >= 400 ? (JSON.parse(reply.text) as { message: string }).message : "";
       const row = `| ${c.name} | ${reply.status} | ${reply.ms} | ${concurrent.p99} | ${concurrent.max} | ${concurrent.count} | ${concurrent.failures} | ${alive ? "yes" : "NO"} | ${note.slice(0, 140).replaceAll("|", "\\|")} |`;

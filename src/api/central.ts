@@ -17,6 +17,7 @@ import type { Plan } from "../plan/ir.js";
 import { PlanMissing, rememberPlan, withDeferredPlanning } from "../plan/plan.js";
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import { LiteralError } from "../print/postgres-literal.js";
+import type { Statement } from "../print/statement.js";
 import type { SourceFile } from "../source/source.js";
 import { StageError } from "../source/stage-error.js";
 import { storeBindings } from "../store/bindings.js";
@@ -250,23 +251,24 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     question: (program: Program, bindings: DataBindings) => LocalQuestion,
   ): Promise<Row[]> {
     const { program, bindings, central, version } = await storeQuestionContext();
-    let statement: { sql: string; parameters: readonly string[]; literal: boolean };
+    let statement: Statement & { literal: boolean };
     try {
       statement = await offLoop(() => {
         const asked = question(program, bindings);
-        let ids = 0;
-        for (const values of asked.params.values()) ids += values.length;
-        // PostgreSQL binds at most 65,535 parameters: a question with many ids is written with
-        // its values as quoted literals (src/print/postgres-literal.ts), printed afresh.
-        const many = ids > MAX_BOUND_IDS;
-        const printed = localStatement(program, bindings, asked, {
+        // A param list is one array parameter (src/print/statement.ts `longestList`).
+        const options = {
           ...clock,
           dialect: store.dialect,
           central,
-          writing: many ? "literals" : "parameters",
-          ...(many && { cacheText: false }),
-        });
-        return { ...printed, literal: many };
+          writing: "parameters",
+        } as const;
+        const printed = localStatement(program, bindings, asked, options);
+        // PostgreSQL binds at most 65,535 parameters: a statement with more (many context
+        // facts) is written with its values as quoted literals (src/print/postgres-literal.ts).
+        if (printed.parameters.length <= MAX_BOUND_PARAMETERS)
+          return { ...printed, literal: false };
+        const literal = { ...options, writing: "literals", cacheText: false } as const;
+        return { ...localStatement(program, bindings, asked, literal), literal: true };
       });
     } catch (error) {
       // Recursion one statement cannot express: iterate it in the store (src/fixpoint).
@@ -299,6 +301,10 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     }
     if (statement.literal) return store.db.query<Row>(statement.sql);
     const { sql, parameters } = statement;
+    // A long id list is planned for its length each time, and its answer is not kept (the
+    // cache bounds answers and rows, not the size of their keys); the rest is prepared.
+    if ((statement.longestList ?? 0) > PREPARED_LIST_IDS)
+      return store.db.query<Row>(sql, [...parameters]);
     const kept = answers?.get<Row>(version, sql, parameters);
     if (kept) return kept;
     const rows = await store.db.prepared<Row>(sql, [...parameters]);
@@ -691,8 +697,15 @@ interface Lookup {
   readonly types?: readonly (string | null)[];
 }
 
-/** Ids of one question beyond which its values are written as literals, not parameters. */
-const MAX_BOUND_IDS = 30_000;
+/** Parameters of one statement beyond which its values are written as literals. */
+const MAX_BOUND_PARAMETERS = 30_000;
+
+/**
+ * Ids of an array parameter up to which a statement is prepared: beyond, a prepared
+ * statement's generic plan, made for short lists, probes an index per id where a hash join
+ * reads the list once (bench/RESULTS.md, "Id lists as one array parameter").
+ */
+const PREPARED_LIST_IDS = 100;
 
 /** Stored facts held for local questions before the cache starts over. */
 const MAX_LOADED_ROWS = 500_000;

@@ -207,14 +207,16 @@ export function evaluateQuestion(
         variables.set(name, { kind: "free", type });
       }
     } else {
-      const values = [
-        ...new Set(
-          ids.flatMap((id) => {
-            const value = isPrimitiveType(type) ? primitiveValue(type, id) : { type, id };
-            return value ? [value.id] : [];
-          }),
-        ),
-      ];
+      const values = isPrimitiveType(type)
+        ? [
+            ...new Set(
+              ids.flatMap((id) => {
+                const value = primitiveValue(type, id);
+                return value ? [value.id] : [];
+              }),
+            ),
+          ]
+        : [...new Set(ids)];
       variables.set(name, { kind: "param", type, many: values.length !== 1 });
       params.set(name, values);
     }

@@ -35,7 +35,7 @@ import {
   union,
   unionAll,
 } from "./nodes.js";
-import { valueNode } from "./sql-value.js";
+import { idsNode, valueNode } from "./sql-value.js";
 import {
   comparesUntyped,
   type KnownRows,
@@ -244,8 +244,15 @@ function sourceNode(lowering: Lowering, ref: SourceRef): OperationNode {
         source.columns.map((c) => c.name),
         source.rows.map((row) => row.map((value) => literalNode(lowering, value, true))),
       );
+    case "param": {
+      // Left unresolved only where the dialect reads lists as one array (resolve/runtime.ts).
+      const sqlType = sqlTypeOf(lowering, source.type);
+      const ids = idsNode(source.name, source.type, sqlType);
+      const table = lowering.rules.idsTable?.(name, argColumn(0), ids, source.type, sqlType);
+      if (!table) throw new Error("internal: unresolved param source");
+      return table;
+    }
     case "facts":
-    case "param":
     case "recref":
     case "reccall":
       throw new Error(`internal: unresolved ${source.kind} source`);
@@ -302,7 +309,10 @@ export function branchNode(
   const known = new Map(options.known ?? NO_KNOWN_ROWS);
   for (const ref of branch.sources) {
     if (ref.source.kind === "values") known.set(ref.alias, ref.source);
-    else if (ref.source.kind === "cte" && cteHoldsText(lowering, ref.source.cte)) {
+    else if (
+      ref.source.kind === "param" ||
+      (ref.source.kind === "cte" && cteHoldsText(lowering, ref.source.cte))
+    ) {
       known.set(ref.alias, null);
     } else known.delete(ref.alias);
   }

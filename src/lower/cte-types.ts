@@ -41,9 +41,9 @@ export function cteHoldsText(lowering: Lowering, index: number): boolean {
         branch.outputs.some((output, i) => {
           if (!untypedIds(lowering, cte.columns[i]!.type)) return false;
           if (output.kind === "column") {
-            // Rows known when printing are text.
+            // Rows known when printing are text, and so are the ids of an array parameter.
             const source = branch.sources.find((ref) => ref.alias === output.alias)?.source;
-            return source?.kind === "values";
+            return source?.kind === "values" || source?.kind === "param";
           }
           if (output.kind !== "literal" && output.kind !== "param") return false;
           const id = requestId(lowering, output);

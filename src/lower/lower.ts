@@ -225,7 +225,9 @@ function writesText(lowering: Lowering, branch: Branch, output: Output): boolean
   if (output.kind !== "column") return false;
   const source = branch.sources.find((ref) => ref.alias === output.alias)?.source;
   return (
-    source?.kind === "values" || (source?.kind === "cte" && cteHoldsText(lowering, source.cte))
+    source?.kind === "values" ||
+    source?.kind === "param" ||
+    (source?.kind === "cte" && cteHoldsText(lowering, source.cte))
   );
 }
 

@@ -63,6 +63,18 @@ export interface LoweringRules {
     rows: readonly (readonly OperationNode[])[],
   ): OperationNode;
   /**
+   * A derived table of a param list's ids, aliased `alias` with the one column `column`, read
+   * from `ids`, one array parameter (an `idsNode`). Absent: the engine reads no arrays, and
+   * param lists are written as rows of values, one parameter or literal per id.
+   */
+  idsTable?(
+    alias: string,
+    column: string,
+    ids: OperationNode,
+    type: string,
+    sqlType: string | undefined,
+  ): OperationNode;
+  /**
    * How a recursive CTE applies several steps to each new row: `lateral`, one recursive term
    * joining a LATERAL union (engines that allow one self reference); `branches`, one recursive
    * SELECT per step; `joined`, one recursive SELECT joining the union of the steps' bodies

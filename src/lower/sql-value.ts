@@ -39,3 +39,24 @@ export function valueNode(
 export function isSqlValue(value: unknown): value is SqlValue {
   return typeof value === "object" && value !== null && (value as SqlValue).kind === "sql-value";
 }
+
+/**
+ * The ids of a param list (`ids: [...]` of a question variable) as one value: an array
+ * parameter, where the dialect reads one (src/lower/rules.ts `idsTable`).
+ */
+export interface SqlIds {
+  readonly kind: "sql-ids";
+  /** The param whose ids these are. */
+  readonly name: string;
+  readonly type: string;
+  readonly sqlType: string | undefined;
+}
+
+export function idsNode(name: string, type: string, sqlType: string | undefined): OperationNode {
+  const ids: SqlIds = { kind: "sql-ids", name, type, sqlType };
+  return ValueNode.create(ids);
+}
+
+export function isSqlIds(value: unknown): value is SqlIds {
+  return typeof value === "object" && value !== null && (value as SqlIds).kind === "sql-ids";
+}

@@ -28,6 +28,15 @@ export interface Dialect extends LoweringRules {
    * (MySQL's `varbinary`); null prints the cast as it is.
    */
   printedCast?(node: CastNode): OperationNode | null;
+  /**
+   * How a param list travels as one parameter, where the rules have `idsTable`: the
+   * placeholder as written (`cast($1 as text[])`) and the parameter's text for the ids'
+   * parameter texts (distinct, each one `parameter` wrote).
+   */
+  readonly idsParameter?: {
+    placeholder(placeholder: string, type: string, sqlType: string | undefined): string;
+    text(ids: readonly string[], type: string, sqlType: string | undefined): string;
+  };
   /** Kysely's query compiler class for the engine (quoting, placeholders). */
   readonly compiler: new () => DefaultQueryCompiler;
 }

@@ -242,4 +242,6 @@ export const mysql: Dialect = {
   },
   rowsTable: selectedRows,
   distinctRows,
+  // No `idsTable`: MySQL and MariaDB statements are only printed with literals (the local
+  // endpoints), so a list of ids stays rows of values; `JSON_TABLE` would be the array form.
 };

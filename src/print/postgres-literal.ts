@@ -234,6 +234,23 @@ export function parameterText(value: Value, sqlType: string | undefined): string
 }
 
 /**
+ * A text array's input form for these texts: each element double-quoted, `"` and `\\`
+ * escaped with a backslash (the array parser reads nothing else specially inside quotes).
+ *
+ *   arrayText(['a"b', "c"]) // '{"a\\"b","c"}'
+ */
+export function arrayText(texts: readonly string[]): string {
+  let text = "{";
+  for (let i = 0; i < texts.length; i++) {
+    if (i > 0) text += ",";
+    text += `"${texts[i]!.replace(ARRAY_ESCAPED, "\\$&")}"`;
+  }
+  return `${text}}`;
+}
+
+const ARRAY_ESCAPED = /["\\]/g;
+
+/**
  * The SQL type that holds values of Polar type `type`: `text`, `bigint`, `boolean`, or the
  * cast form of the entity type's `sql_types` entry (`text` without one).
  *

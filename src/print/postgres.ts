@@ -6,6 +6,7 @@
  */
 import {
   AliasNode,
+  FunctionNode,
   type OperationNode,
   ParensNode,
   PostgresQueryCompiler,
@@ -17,6 +18,7 @@ import type { Value } from "../core/value.js";
 import { binary, correlation } from "../lower/nodes.js";
 import type { Dialect } from "./dialect.js";
 import {
+  arrayText,
   LiteralError,
   parameterText,
   parameterType,
@@ -67,8 +69,16 @@ export const postgres: Dialect = {
   canWrite: (value, sqlType) => written(value, sqlType, false) !== null,
   literal: writable,
   parameter(value, sqlType) {
-    writable(value, sqlType, false);
-    return parameterText(value, sqlType)!;
+    // One check of the text (`parameterText` renders it), not one more per parameter.
+    let text: string | null;
+    try {
+      text = parameterText(value, sqlType);
+    } catch (error) {
+      if (!(error instanceof LiteralError)) throw error;
+      text = null;
+    }
+    if (text === null) throw new Error(`internal: unwritable ${value.type} value ${value.id}`);
+    return text;
   },
   parameterType,
   castType: (polarType, sqlType) => sqlTypeOf(polarType, sqlType),
@@ -86,6 +96,15 @@ export const postgres: Dialect = {
   rowsTable(alias, columns, rows) {
     const values = ValuesNode.create(rows.map((row) => ValueListNode.create(row)));
     return AliasNode.create(ParensNode.create(values), correlation(alias, columns));
+  },
+  // `unnest(cast($1 as text[])) as f0(arg0)`: a join the planner sizes from the array
+  // (bench/RESULTS.md, "Id lists as one array parameter").
+  idsTable: (alias, column, ids) =>
+    AliasNode.create(FunctionNode.create("unnest", [ids]), correlation(alias, [column])),
+  idsParameter: {
+    placeholder: (placeholder, type, sqlType) =>
+      `cast(${placeholder} as ${parameterType(type, sqlType)}[])`,
+    text: arrayText,
   },
 };
 

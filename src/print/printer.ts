@@ -15,7 +15,7 @@ import type {
 import { RawNode, SelectQueryNode } from "kysely";
 import type { Value } from "../core/value.js";
 import { isFixedBlock } from "../lower/fixed-rows.js";
-import { isSqlValue, type SqlValue } from "../lower/sql-value.js";
+import { isSqlIds, isSqlValue, type SqlIds, type SqlValue } from "../lower/sql-value.js";
 import { termType } from "../plan/ir.js";
 import { staticValue } from "../plan/resolve/runtime.js";
 import type { Dialect } from "./dialect.js";
@@ -44,7 +44,7 @@ export interface Slot {
 export interface Printed {
   readonly sql: string;
   /** The value of each placeholder, the first first (parameters writing only). */
-  readonly parameters: readonly SqlValue[];
+  readonly parameters: readonly (SqlValue | SqlIds)[];
   /** Template writing only, in text order. */
   readonly slots: readonly Slot[];
 }
@@ -77,6 +77,16 @@ function printerClass(Base: CompilerClass): PrinterClass {
     }
 
     protected override appendValue(payload: unknown): void {
+      if (isSqlIds(payload)) {
+        const form = this.state.dialect.idsParameter;
+        if (this.state.writing.kind !== "parameters" || !form) {
+          throw new Error("internal: an id list outside parameters writing");
+        }
+        this.addParameter(payload);
+        const placeholder = this.getCurrentParameterPlaceholder();
+        this.append(form.placeholder(placeholder, payload.type, payload.sqlType));
+        return;
+      }
       if (!isSqlValue(payload)) {
         super.appendValue(payload);
         return;
@@ -186,5 +196,5 @@ export function printTree(
     SelectQueryNode.is(node) ? node : RawNode.createWithChild(node)
   ) as RootOperationNode;
   const compiled = compiler.compileQuery(root, { queryId: "polar-sql" } as never);
-  return { sql: compiled.sql, parameters: compiled.parameters as SqlValue[], slots };
+  return { sql: compiled.sql, parameters: compiled.parameters as Printed["parameters"], slots };
 }

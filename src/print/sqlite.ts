@@ -10,16 +10,19 @@
 import {
   AliasNode,
   BinaryOperationNode,
+  FunctionNode,
+  GroupByItemNode,
   IdentifierNode,
   type OperationNode,
   OperatorNode,
   ParensNode,
   RawNode,
+  SelectQueryNode,
   SqliteQueryCompiler,
   ValueListNode,
   ValuesNode,
 } from "kysely";
-import { aliased, binary, columnRef, select } from "../lower/nodes.js";
+import { aliased, binary, cast, columnRef, select } from "../lower/nodes.js";
 import type { Dialect } from "./dialect.js";
 import {
   canWriteValue,
@@ -143,4 +146,30 @@ export const sqlite: Dialect = {
     return binary(left, "in", query);
   },
   rowsTable: valuesRows,
+  // `(select cast(j.value as text) as arg0 from json_each(?) as j group by j.value) as f0`, the
+  // ids a JSON array: integers and booleans as JSON numbers and booleans, the rest as strings.
+  // The GROUP BY keeps SQLite from flattening the subquery into the join, so it is computed
+  // once and joined through an automatic index; flattened, the array is scanned once per row
+  // of the other side (bench/RESULTS.md, "Id lists as one array parameter").
+  idsTable(alias, column, ids, type, sqlType) {
+    const each = AliasNode.create(
+      FunctionNode.create("json_each", [ids]),
+      IdentifierNode.create("j"),
+    );
+    const element = columnRef("j", "value");
+    const value = cast(element, castType(type, sqlType));
+    const rows = SelectQueryNode.cloneWithGroupByItems(
+      select({ selections: [aliased(value, column)], from: [each] }),
+      [GroupByItemNode.create(element)],
+    );
+    return AliasNode.create(ParensNode.create(rows), IdentifierNode.create(alias));
+  },
+  idsParameter: {
+    placeholder: (placeholder) => placeholder,
+    text(ids, type, sqlType) {
+      const kind = valueClass(type, sqlType);
+      const bare = kind === "integer" || kind === "boolean";
+      return `[${ids.map((id) => (bare ? id : JSON.stringify(id))).join(",")}]`;
+    },
+  },
 };

@@ -8,6 +8,7 @@ import type { OperationNode } from "kysely";
 import type { DataBindings } from "../bindings/types.js";
 import { type GroundFact, isPrimitiveType, type Value } from "../core/value.js";
 import { type Lowered, lowerStatement, type Shape } from "../lower/lower.js";
+import { isSqlIds, type SqlIds, type SqlValue } from "../lower/sql-value.js";
 import { type Branch, isSubquery, type Plan, type SourceRef, type Term } from "../plan/ir.js";
 import { type CentralFacts, factRows, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import { resolvePlan } from "../plan/resolve/resolve.js";
@@ -44,6 +45,13 @@ export interface PrintOptions {
 export interface Statement {
   readonly sql: string;
   readonly parameters: readonly string[];
+  /**
+   * The most ids one array parameter holds; absent when no parameter holds a param list. The
+   * same text serves any number of ids, so a long list had better be planned for its length
+   * than run by a prepared statement's generic plan, made for no length in particular
+   * (bench/RESULTS.md, "Id lists as one array parameter").
+   */
+  readonly longestList?: number;
 }
 
 /** What printing answers when central facts are incomplete: nothing to run. */
@@ -126,6 +134,12 @@ export function printPlan(
   const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
   const renderable = renderableIn(bindings, dialect);
   const facts = factRows(options.central ?? NO_CENTRAL_FACTS, options.contextFacts ?? []);
+  const writing = options.writing ?? "literals";
+  // Parameters: a param list is one array parameter where the dialect reads arrays.
+  const idArrays =
+    writing === "parameters" &&
+    dialect.idsTable !== undefined &&
+    dialect.idsParameter !== undefined;
   // Null when some central lookup went unanswered: the caller loads it and asks again, so
   // the statement would not be used (src/core/central-facts.ts).
   const lower = (): Lowered | null => {
@@ -137,6 +151,7 @@ export function printPlan(
       strictOutputs: shape.kind === "select",
       unionSafe: unionSafeIn(bindings, dialect),
       sources: options.sources,
+      idArrays,
     });
     if (options.central?.complete?.() === false) return null;
     const scans = mergeKeyedScans(resolved, bindings);
@@ -149,10 +164,9 @@ export function printPlan(
       options.sources,
     );
   };
-  const writing = options.writing ?? "literals";
   const cacheable =
     options.cacheText !== false &&
-    sameTextForEveryValue(plan, params, { facts, bindings, ...runtime }, renderable);
+    sameTextForEveryValue(plan, params, { facts, bindings, ...runtime }, renderable, idArrays);
   if (!cacheable) {
     const lowered = lower();
     if (!lowered) return UNUSED_STATEMENT;
@@ -162,17 +176,24 @@ export function printPlan(
       return { sql, parameters: [] };
     }
     const printed = printTree(dialect, node, { kind: "parameters" }, callerNames);
-    return { sql: printed.sql, parameters: parameterTexts(dialect, printed.parameters, runtime) };
+    return {
+      sql: printed.sql,
+      parameters: parameterTexts(dialect, printed.parameters, runtime),
+      ...withLongestList(printed.parameters, params),
+    };
   }
   // Print once per shape; then each request only writes its values into the text.
   const key = JSON.stringify([
     dialect.name,
     writing,
     shape,
-    // Whether each id compares untyped decides the text around it (src/lower/untyped-ids.ts).
+    // Whether each id compares untyped decides the text around it (src/lower/untyped-ids.ts);
+    // an array parameter's text only whether it has ids.
     [...params].map(([name, ids]) => [
       name,
-      ids.map((id) => (dialect.comparesUntyped?.(id) ? "u" : "t")).join(""),
+      idArrays && listParams(plan).has(name)
+        ? ids.length > 0
+        : ids.map((id) => (dialect.comparesUntyped?.(id) ? "u" : "t")).join(""),
     ]),
   ]);
   let templates = printedTemplates.get(plan);
@@ -193,7 +214,22 @@ export function printPlan(
       templates.set(key, template);
     }
   }
-  return fillTemplate(dialect, template, runtime);
+  const filled = fillTemplate(dialect, template, runtime);
+  return template.kind === "parameters"
+    ? { ...filled, ...withLongestList(template.values, params) }
+    : filled;
+}
+
+/** `longestList` of a statement whose parameters are these. */
+function withLongestList(
+  values: readonly (SqlValue | SqlIds)[],
+  params: ReadonlyMap<string, readonly string[]>,
+): { longestList?: number } {
+  let longest: number | undefined;
+  for (const value of values) {
+    if (isSqlIds(value)) longest = Math.max(longest ?? 0, params.get(value.name)?.length ?? 0);
+  }
+  return longest === undefined ? {} : { longestList: longest };
 }
 
 /**
@@ -236,6 +272,8 @@ const MAX_TEMPLATES_PER_PLAN = 16;
 /** What resolving a plan reads besides params and the clock, when that is all it reads. */
 interface ValueReads {
   readonly paramTypes: ReadonlyMap<string, string>;
+  /** Params read as lists (`param` sources): rows of their ids unless `idArrays`. */
+  readonly lists: ReadonlySet<string>;
   /** Sources of central and context facts, with the branch that filters them. */
   readonly facts: readonly { readonly branch: Branch; readonly ref: SourceRef }[];
 }
@@ -247,28 +285,43 @@ const valueReads = new WeakMap<Plan, ValueReads | null>();
  * the same text as any other of its shape. Resolution then keeps or drops parts of the plan
  * by shape alone: no param list rows and no condition decided from params or the clock alone
  * (checked once per plan), no central or context fact rows for any source (asked exactly as
- * resolution asks), and every param id writable.
+ * resolution asks), and every param id writable. Param lists print the same text only as
+ * array parameters (`idArrays`).
  */
 function sameTextForEveryValue(
   plan: Plan,
   params: ReadonlyMap<string, readonly string[]>,
   runtime: Parameters<typeof factsFor>[2],
   renderable: (value: Value) => boolean,
+  idArrays: boolean,
 ): boolean {
-  let reads = valueReads.get(plan);
-  if (reads === undefined) {
-    reads = readsOf(plan);
-    valueReads.set(plan, reads);
-  }
-  if (!reads) return false;
+  const reads = readsOfPlan(plan);
+  if (!reads || (reads.lists.size > 0 && !idArrays)) return false;
   for (const [name, type] of reads.paramTypes) {
     if (!(params.get(name) ?? []).every((id) => renderable({ type, id }))) return false;
   }
   return reads.facts.every(({ branch, ref }) => factsFor(branch, ref, runtime).length === 0);
 }
 
+function readsOfPlan(plan: Plan): ValueReads | null {
+  let reads = valueReads.get(plan);
+  if (reads === undefined) {
+    reads = readsOf(plan);
+    valueReads.set(plan, reads);
+  }
+  return reads;
+}
+
+/** The params a plan reads as lists (a template key reads it only after the plan's reads). */
+function listParams(plan: Plan): ReadonlySet<string> {
+  return readsOfPlan(plan)?.lists ?? NO_LISTS;
+}
+
+const NO_LISTS: ReadonlySet<string> = new Set();
+
 function readsOf(plan: Plan): ValueReads | null {
   const paramTypes = new Map<string, string>();
+  const lists = new Set<string>();
   const facts: ValueReads["facts"][number][] = [];
   const collect = {
     alias: (alias: string) => alias,
@@ -289,6 +342,8 @@ function readsOf(plan: Plan): ValueReads | null {
           if (source.facts) facts.push({ branch, ref });
           break;
         case "param":
+          lists.add(source.name);
+          break;
         case "values":
           return false;
         default:
@@ -313,5 +368,5 @@ function readsOf(plan: Plan): ValueReads | null {
     mapBranch(branch, collect);
     if (!shapeOnly(branch)) return null;
   }
-  return { paramTypes, facts };
+  return { paramTypes, lists, facts };
 }

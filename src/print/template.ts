@@ -3,7 +3,7 @@
  * values go. Filling writes the request's literals into those places (or collects them as
  * parameters), so that a repeated question costs a few string copies instead of a lowering.
  */
-import type { SqlValue } from "../lower/sql-value.js";
+import { isSqlIds, type SqlIds, type SqlValue } from "../lower/sql-value.js";
 import type { Dialect } from "./dialect.js";
 import { type Printed, requestValue, type Slot, type ValueRuntime } from "./printer.js";
 
@@ -11,7 +11,11 @@ export type Template =
   /** Text with slots for the request's params and clock (constants are inlined). */
   | { readonly kind: "literals"; readonly sql: string; readonly slots: readonly Slot[] }
   /** Text with cast placeholders, and the value of each. */
-  | { readonly kind: "parameters"; readonly sql: string; readonly values: readonly SqlValue[] };
+  | {
+      readonly kind: "parameters";
+      readonly sql: string;
+      readonly values: readonly (SqlValue | SqlIds)[];
+    };
 
 export function templateOf(kind: Template["kind"], printed: Printed): Template {
   return kind === "literals"
@@ -42,8 +46,26 @@ export function fillTemplate(
 /** The text of each parameter value for this request. */
 export function parameterTexts(
   dialect: Dialect,
-  values: readonly SqlValue[],
+  values: readonly (SqlValue | SqlIds)[],
   runtime: ValueRuntime,
 ): string[] {
-  return values.map((value) => dialect.parameter(requestValue(value, runtime), value.sqlType));
+  return values.map((value) =>
+    isSqlIds(value)
+      ? idsText(dialect, value, runtime)
+      : dialect.parameter(requestValue(value, runtime), value.sqlType),
+  );
+}
+
+/**
+ * The array parameter of a param list: its distinct ids that a column of their type can hold
+ * (the others match nothing, as resolution drops them from rows).
+ */
+function idsText(dialect: Dialect, ids: SqlIds, runtime: ValueRuntime): string {
+  const { type, sqlType } = ids;
+  const texts = new Set<string>();
+  for (const id of runtime.params.get(ids.name) ?? []) {
+    const value = { type, id };
+    if (dialect.canWrite(value, sqlType)) texts.add(dialect.parameter(value, sqlType));
+  }
+  return dialect.idsParameter!.text([...texts], type, sqlType);
 }

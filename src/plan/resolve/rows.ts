@@ -100,6 +100,7 @@ export function rowSourceOf(branch: Branch, ref: SourceRef, runtime: Runtime): R
     return { columns: source.columns, rows: [...source.rows] };
   }
   if (source.kind === "param") {
+    if (runtime.idArrays) return null;
     const ids = runtime.params.get(source.name) ?? [];
     return {
       columns: [{ name: argColumn(0), type: source.type }],

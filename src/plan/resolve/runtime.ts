@@ -29,6 +29,12 @@ export interface Runtime {
   readonly unionSafe?: (value: Value) => boolean;
   /** The policy's files, for the span of a refusal; absent: refusals name no place. */
   readonly sources?: readonly SourceFile[];
+  /**
+   * Param lists stay `param` sources, read from one array parameter when printed (the
+   * dialect's `idsTable`), instead of rows of their ids: the statement's text is then the same
+   * for any number of ids. Absent: lists become rows.
+   */
+  readonly idArrays?: boolean;
 }
 
 /**
