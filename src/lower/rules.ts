@@ -72,6 +72,12 @@ export interface LoweringRules {
   /** Whether binding CTEs may say `NOT MATERIALIZED` (inline them into the statement). */
   readonly inlineHint: boolean;
   /**
+   * Whether bindings that are plain scans of one table are read from the table itself rather
+   * than through a CTE (src/lower/inline-scans.ts): SQLite prepares each CTE reference it
+   * flattens at a cost that, on every request, exceeds running the statement. Absent: never.
+   */
+  readonly inlineScans?: boolean;
+  /**
    * Whether an entity id is compared, as an untyped literal, with a column whose SQL type is
    * unknown (no `sql_types` entry): ids of the usual id types, which the column reads as its
    * own type. Others are compared with the column's text (src/lower/untyped-ids.ts). Absent:
