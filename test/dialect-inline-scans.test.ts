@@ -70,15 +70,15 @@ const rowsArbitrary: fc.Arbitrary<Rows> = fc.record({
     fc.tuple(
       fc.constantFrom(...USERS),
       fc.constantFrom(...ROLES),
-      fc.option(fc.integer({ min: 1, max: 4 })),
-      fc.option(fc.integer({ min: 1, max: 3 })),
+      fc.option(fc.integer({ min: 1, max: 4 }), { nil: null }),
+      fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
     ),
     { maxLength: 8 },
   ),
   docs: fc.uniqueArray(
     fc.tuple(
       fc.integer({ min: 1, max: 4 }),
-      fc.option(fc.integer({ min: 1, max: 3 })),
+      fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
       fc.constantFrom("hidden", "shown"),
     ),
     { selector: ([id]) => id },

@@ -100,6 +100,12 @@ export interface LoweringRules {
    * grows exponentially with them (MariaDB; docs/dialects.md); unbounded when absent.
    */
   readonly maxRecursiveReads?: number;
+  /**
+   * Whether each SELECT of a UNION that reads a recursive CTE is wrapped in a derived table of
+   * its own (src/lower/union-reads.ts): MariaDB prepares such a UNION in exponential time and
+   * memory otherwise. Absent: never.
+   */
+  readonly isolatesRecursiveReads?: boolean;
 }
 
 /** A column of `distinctRows`: its name, Polar type and `sql_types` entry. */
