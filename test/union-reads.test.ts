@@ -5,7 +5,7 @@
  * counts what stays. Answers on MariaDB: test/local-dialects.test.ts (the mutual recursion
  * families, no longer refused).
  */
-import { AliasNode, type SelectQueryNode } from "kysely";
+import { AliasNode, SelectAllNode, type SelectQueryNode } from "kysely";
 import { describe, expect, it } from "vitest";
 import {
   aliased,
@@ -81,6 +81,17 @@ describe("reads of recursive CTEs in a UNION", () => {
     );
     const once = isolateRecursiveReads(caller, RECURSIVE, "polar_");
     expect(unionReads(once, RECURSIVE)).toEqual(new Map([["polar_r0", 1]]));
+    // A `*` cannot be named column by column: that SELECT stays too.
+    const star = union(
+      [
+        select({ selections: [SelectAllNode.create()], from: [tableAs("polar_r0", "f0")] }),
+        reading("f0", "f0"),
+      ],
+      true,
+    );
+    expect(unionReads(isolateRecursiveReads(star, RECURSIVE, "polar_"), RECURSIVE)).toEqual(
+      new Map([["polar_r0", 1]]),
+    );
     // Nothing to isolate without recursive CTEs.
     expect(isolateRecursiveReads(correlated, new Set(), "polar_")).toBe(correlated);
   });

@@ -13,7 +13,8 @@ import {
   type OperationNode,
   OperationNodeTransformer,
   type RawNode,
-  type ReferenceNode,
+  ReferenceNode,
+  SelectAllNode,
   SelectQueryNode,
   SetOperationNode,
   TableNode,
@@ -77,7 +78,7 @@ class Isolator extends OperationNodeTransformer {
   }
 
   #isolated(node: SelectQueryNode): SelectQueryNode {
-    if (!readsDirectly(node, this.recursive) || correlated(node)) return node;
+    if (!readsDirectly(node, this.recursive) || correlated(node) || selectsAll(node)) return node;
     const alias = `${this.prefix}u${this.#count++}`;
     // Each column named, so that the outer SELECT names it again (`u.actions`, `u.c0`).
     const names: string[] = [];
@@ -99,6 +100,14 @@ class Isolator extends OperationNodeTransformer {
       from: [aliased(inner, alias)],
     });
   }
+}
+
+/** Whether the select list holds a `*` (its columns cannot be named one by one here). */
+function selectsAll(node: SelectQueryNode): boolean {
+  return (node.selections ?? []).some(({ selection }) => {
+    const inner = AliasNode.is(selection) ? selection.node : selection;
+    return SelectAllNode.is(inner) || (ReferenceNode.is(inner) && SelectAllNode.is(inner.column));
+  });
 }
 
 /**
