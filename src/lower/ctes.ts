@@ -37,7 +37,6 @@ import {
   unionOfParenthesized,
 } from "./nodes.js";
 import { joinedSteps } from "./step-union.js";
-import { isolateRecursiveReads } from "./union-reads.js";
 import { type KnownRows, textOf, untypedIds } from "./untyped-ids.js";
 
 /**
@@ -59,10 +58,6 @@ export function withPrefix(lowering: Lowering, node: SelectQueryNode): SelectQue
     const inlined = inlineScans(lowering, [node, ...ctes]);
     [body, ...ctes] = inlined.nodes as [OperationNode, ...OperationNode[]];
     kept = (name) => inlined.kept.has(name);
-  }
-  if (lowering.rules.isolatesRecursiveReads) {
-    const names = new Set(lowering.cteNames.values());
-    body = isolateRecursiveReads(body, names, lowering.namePrefix);
   }
   const expressions: CommonTableExpressionNode[] = [];
   for (const [index, name] of lowering.bindingNames) {

@@ -101,9 +101,10 @@ export interface LoweringRules {
    */
   readonly maxRecursiveReads?: number;
   /**
-   * Whether each SELECT of a UNION that reads a recursive CTE is wrapped in a derived table of
-   * its own (src/lower/union-reads.ts): MariaDB prepares such a UNION in exponential time and
-   * memory otherwise. Absent: never.
+   * Whether, in a statement that reads recursive CTEs in SELECTs of a UNION more than
+   * `maxRecursiveReads` times, each such SELECT is wrapped in a derived table of its own
+   * (src/lower/union-reads.ts): MariaDB prepares such a UNION in exponential time and memory
+   * otherwise. Absent: never.
    */
   readonly isolatesRecursiveReads?: boolean;
 }
