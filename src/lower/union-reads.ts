@@ -1,7 +1,8 @@
 /**
  * Each SELECT of a UNION that reads a recursive CTE, wrapped in a derived table of its own
- * (`select * from (q) as polar_u0 union all select * from (q2) as polar_u1`), for engines
- * whose rules ask for it (`isolatesRecursiveReads`). MariaDB prepares a UNION whose SELECTs
+ * (`select polar_u0.c0 from (select 1 as c0 from polar_r0 as f0 …) as polar_u0 union all …`),
+ * for engines whose rules ask for it (`isolatesRecursiveReads`, applied by src/lower/lower.ts
+ * to statements over the rules' `maxRecursiveReads`). MariaDB prepares a UNION whose SELECTs
  * read recursive CTEs in time and memory exponential in the number of those reads (14 reads
  * in 7 SELECTs: over 1 GB); the same SELECTs each in a derived table of their own prepare in
  * milliseconds (docs/dialects.md, "Recursion"). The bodies of recursive CTEs are left as
