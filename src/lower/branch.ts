@@ -236,7 +236,6 @@ function sourceNode(lowering: Lowering, ref: SourceRef): OperationNode {
       return aliased(unionAll(all, rows), name);
     }
     case "cte":
-      lowering.cteReads.set(source.cte, (lowering.cteReads.get(source.cte) ?? 0) + 1);
       return tableAs(lowering.cteNames.get(source.cte)!, name);
     case "values":
       return lowering.rules.rowsTable(

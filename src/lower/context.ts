@@ -36,8 +36,8 @@ export interface Lowering {
   readonly bindingNames: ReadonlyMap<number, string>;
   readonly cteNames: ReadonlyMap<number, string>;
   readonly aliasPrefix: string;
-  /** How often the statement reads each recursive CTE (by plan index), counted while lowering. */
-  readonly cteReads: Map<number, number>;
+  /** The prefix of generated CTE and derived table names (`polar_`, or `polar1_` …). */
+  readonly namePrefix: string;
   /** The policy's files, which the plan's rule spans point into (for refusals). */
   readonly sources: readonly SourceFile[];
 }
@@ -71,7 +71,7 @@ export function createLowering(
     bindingNames,
     cteNames,
     aliasPrefix: clash ? prefix : "",
-    cteReads: new Map(),
+    namePrefix: prefix,
     sources,
   };
 }

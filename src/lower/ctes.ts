@@ -24,6 +24,7 @@ import { argColumn } from "../plan/ir.js";
 import { branchNode, cteValueNode, termNode } from "./branch.js";
 import { aliasName, type Lowering } from "./context.js";
 import { cteColumnTypes, cteHoldsText, typedLike } from "./cte-types.js";
+import { inlineScans } from "./inline-scans.js";
 import {
   callerSql,
   columnRef,
@@ -38,30 +39,39 @@ import {
 import { joinedSteps } from "./step-union.js";
 import { type KnownRows, textOf, untypedIds } from "./untyped-ids.js";
 
-/** The statement's WITH clause; undefined when it reads no binding and no recursive CTE. */
-export function withClause(lowering: Lowering): WithNode | undefined {
-  const expressions: CommonTableExpressionNode[] = [];
-  for (const [index, name] of lowering.bindingNames) {
-    expressions.push(bindingCte(lowering, lowering.bindings.bindings[index]!, name));
-  }
+/**
+ * The SELECT with the WITH clause it needs (none when it reads no binding and no recursive
+ * CTE). Where the rules say `inlineScans`, plain scans are read from their tables and only the
+ * binding CTEs still read are written (src/lower/inline-scans.ts).
+ */
+export function withPrefix(lowering: Lowering, node: SelectQueryNode): SelectQueryNode {
   let recursive = false;
+  let ctes: OperationNode[] = [];
   lowering.plan.ctes.forEach((cte, index) => {
     if (!cte) return;
     recursive ||= cte.steps.length > 0;
-    expressions.push(recursiveCte(lowering, cte, lowering.cteNames.get(index)!, index));
+    ctes.push(recursiveCte(lowering, cte, lowering.cteNames.get(index)!, index));
   });
+  let body: OperationNode = node;
+  let kept: ((name: string) => boolean) | undefined;
+  if (lowering.rules.inlineScans) {
+    const inlined = inlineScans(lowering, [node, ...ctes]);
+    [body, ...ctes] = inlined.nodes as [OperationNode, ...OperationNode[]];
+    kept = (name) => inlined.kept.has(name);
+  }
+  const expressions: CommonTableExpressionNode[] = [];
+  for (const [index, name] of lowering.bindingNames) {
+    if (kept && !kept(name)) continue;
+    expressions.push(bindingCte(lowering, lowering.bindings.bindings[index]!, name));
+  }
+  expressions.push(...(ctes as CommonTableExpressionNode[]));
   const [first, ...rest] = expressions;
-  if (!first) return undefined;
-  return rest.reduce(
-    (node, expression) => WithNode.cloneWithExpression(node, expression),
+  if (!first) return body as SelectQueryNode;
+  const clause = rest.reduce(
+    (with_, expression) => WithNode.cloneWithExpression(with_, expression),
     WithNode.create(first, { recursive }),
   );
-}
-
-/** The SELECT with the WITH clause it needs. */
-export function withPrefix(lowering: Lowering, node: SelectQueryNode): SelectQueryNode {
-  const clause = withClause(lowering);
-  return clause ? Object.freeze({ ...node, with: clause }) : node;
+  return Object.freeze({ ...(body as SelectQueryNode), with: clause });
 }
 
 function bindingCte(lowering: Lowering, binding: Binding, name: string): CommonTableExpressionNode {

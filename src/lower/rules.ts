@@ -84,6 +84,12 @@ export interface LoweringRules {
   /** Whether binding CTEs may say `NOT MATERIALIZED` (inline them into the statement). */
   readonly inlineHint: boolean;
   /**
+   * Whether bindings that are plain scans of one table are read from the table itself rather
+   * than through a CTE (src/lower/inline-scans.ts): SQLite prepares each CTE reference it
+   * flattens at a cost that, on every request, exceeds running the statement. Absent: never.
+   */
+  readonly inlineScans?: boolean;
+  /**
    * Whether an entity id is compared, as an untyped literal, with a column whose SQL type is
    * unknown (no `sql_types` entry): ids of the usual id types, which the column reads as its
    * own type. Others are compared with the column's text (src/lower/untyped-ids.ts). Absent:
@@ -106,6 +112,13 @@ export interface LoweringRules {
    * grows exponentially with them (MariaDB; docs/dialects.md); unbounded when absent.
    */
   readonly maxRecursiveReads?: number;
+  /**
+   * Whether, in a statement that reads recursive CTEs in SELECTs of a UNION more than
+   * `maxRecursiveReads` times, each such SELECT is wrapped in a derived table of its own
+   * (src/lower/union-reads.ts): MariaDB prepares such a UNION in exponential time and memory
+   * otherwise. Absent: never.
+   */
+  readonly isolatesRecursiveReads?: boolean;
 }
 
 /** A column of `distinctRows`: its name, Polar type and `sql_types` entry. */

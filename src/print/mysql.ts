@@ -212,6 +212,7 @@ export const mysql: Dialect = {
   inlineHint: false,
   castsRecursiveColumns: true,
   maxRecursiveReads: 6,
+  isolatesRecursiveReads: true,
   // Only canonical integers: MySQL reads any other string met by a numeric column as a number
   // (`'abc'` as 0, `'2x'` as 2), so such ids compare with the column's text
   // (docs/dialects.md, "Ids without sql_types").

@@ -115,6 +115,7 @@ export const sqlite: Dialect = {
   compiler: SqliteCompiler,
   recursion: "branches",
   inlineHint: true,
+  inlineScans: true,
   castsRecursiveColumns: false,
   // An id compares directly unless a numeric column would read it as another number: text
   // never equals a number, and a canonical integer equals only itself

@@ -104,7 +104,10 @@ export type Problem =
       readonly code: "P703";
       readonly kind: "dialect-recursive-reads";
       readonly dialect: string;
-      /** Reads of recursive CTEs in the whole statement, and the most of one of them. */
+      /**
+       * Reads of recursive CTEs in SELECTs of a UNION (src/lower/union-reads.ts), and the most
+       * of one of them.
+       */
       readonly reads: number;
       readonly max: number;
       readonly predicate: string;
@@ -253,7 +256,7 @@ export function describeProblem(problem: Problem): string {
     case "dialect-recursive-reads":
       return (
         `the ${problem.dialect} dialect cannot run this question: it reads recursive relations ` +
-        `${problem.reads} times (${problem.predicateReads} of them the recursion of ` +
+        `${problem.reads} times in SELECTs of a UNION (${problem.predicateReads} of them the recursion of ` +
         `${tick(problem.predicate)}), and MariaDB plans more than ${problem.max} such reads in ` +
         "exponential time and memory (docs/dialects.md)"
       );
