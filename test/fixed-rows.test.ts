@@ -6,6 +6,7 @@ import type { Value } from "../src/core/value.js";
 import { fixedRowsUnion } from "../src/lower/fixed-rows.js";
 import { aliased, select, table, union, unionAll } from "../src/lower/nodes.js";
 import { valueNode } from "../src/lower/sql-value.js";
+import type { Dialect } from "../src/print/dialect.js";
 import { mysql } from "../src/print/mysql.js";
 import { postgres } from "../src/print/postgres.js";
 import { printTree } from "../src/print/printer.js";
@@ -23,12 +24,19 @@ const otherBindings = parseDataBindings(`facts:
     query: SELECT user_id, role, org_id FROM org_roles
 `);
 
-const rowSelect = (row: readonly Value[]) =>
-  select({
-    selections: row.map((value) =>
-      valueNode({ kind: "literal", value }, value.type === "Org" ? "integer" : undefined, false),
-    ),
-  });
+const rowValues = (row: readonly Value[]) =>
+  row.map((value) =>
+    valueNode({ kind: "literal", value }, value.type === "Org" ? "integer" : undefined, false),
+  );
+
+/** The rows as the dialect appends them, built afresh (no kept text). */
+const freshRows = (rows: readonly (readonly Value[])[], dialect: Dialect) =>
+  dialect.rowsOperand
+    ? dialect.rowsOperand(rows.map(rowValues))
+    : union(
+        rows.map((row) => select({ selections: rowValues(row) })),
+        true,
+      );
 
 /** `select * from polar_c0 union all <rows>` as a derived table, printed with literals. */
 function statementOver(rows: ReturnType<typeof fixedRowsUnion>, dialect = postgres) {
@@ -50,11 +58,11 @@ const row = (user: string, role: string, org: string): Value[] => [
 describe("rows of constants lowered and printed once (src/lower/fixed-rows.ts)", () => {
   it("keeps one node per rows array, bindings and dialect", () => {
     const rows = [row("ada", "owner", "1"), row("bob", "member", "2")];
-    const node = fixedRowsUnion(rows, bindings, postgres, rowSelect);
-    expect(fixedRowsUnion(rows, bindings, postgres, rowSelect)).toBe(node);
-    expect(fixedRowsUnion([...rows], bindings, postgres, rowSelect)).not.toBe(node);
-    expect(fixedRowsUnion(rows, otherBindings, postgres, rowSelect)).not.toBe(node);
-    expect(fixedRowsUnion(rows, bindings, sqlite, rowSelect)).not.toBe(node);
+    const node = fixedRowsUnion(rows, bindings, postgres, rowValues);
+    expect(fixedRowsUnion(rows, bindings, postgres, rowValues)).toBe(node);
+    expect(fixedRowsUnion([...rows], bindings, postgres, rowValues)).not.toBe(node);
+    expect(fixedRowsUnion(rows, otherBindings, postgres, rowValues)).not.toBe(node);
+    expect(fixedRowsUnion(rows, bindings, sqlite, rowValues)).not.toBe(node);
   });
 
   it("prints the same text from the kept text as a fresh union would", () => {
@@ -67,8 +75,8 @@ describe("rows of constants lowered and printed once (src/lower/fixed-rows.ts)",
         fc.constantFrom(postgres, mysql, sqlite),
         (tuples, dialect) => {
           const rows = tuples.map(([user, role, org]) => row(user, role, String(org)));
-          const fixed = fixedRowsUnion(rows, bindings, dialect, rowSelect);
-          const fresh = statementOver(union(rows.map(rowSelect), true), dialect);
+          const fixed = fixedRowsUnion(rows, bindings, dialect, rowValues);
+          const fresh = statementOver(freshRows(rows, dialect), dialect);
           expect(statementOver(fixed, dialect)).toBe(fresh);
           // The second print copies the kept text.
           expect(statementOver(fixed, dialect)).toBe(fresh);
@@ -80,7 +88,7 @@ describe("rows of constants lowered and printed once (src/lower/fixed-rows.ts)",
 
   it("writes parameters afresh even after the text was kept for literals", () => {
     const rows = [row("ada", "owner", "1")];
-    const fixed = fixedRowsUnion(rows, bindings, postgres, rowSelect);
+    const fixed = fixedRowsUnion(rows, bindings, postgres, rowValues);
     expect(statementOver(fixed)).toContain("'ada'");
     const all = select({ selections: [SelectAllNode.create()], from: [table("polar_c0")] });
     const printed = printTree(postgres, unionAll(all, fixed), { kind: "parameters" }, new Set());

@@ -230,7 +230,7 @@ function sourceNode(lowering: Lowering, ref: SourceRef): OperationNode {
       // The binding's rows, then the central and context facts read with it.
       // The CTE's columns name the union's; untyped literals take the columns' types.
       const rows = fixedRowsUnion(source.rows, lowering.bindings, lowering.rules, (row) =>
-        select({ selections: row.map((value) => literalNode(lowering, value, false)) }),
+        row.map((value) => literalNode(lowering, value, false)),
       );
       const all = select({ selections: [SelectAllNode.create()], from: [table(cte)] });
       return aliased(unionAll(all, rows), name);

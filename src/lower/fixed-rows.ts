@@ -8,7 +8,7 @@
 import type { OperationNode, SelectQueryNode } from "kysely";
 import type { DataBindings } from "../bindings/types.js";
 import type { Value } from "../core/value.js";
-import { union } from "./nodes.js";
+import { select, union } from "./nodes.js";
 import type { LoweringRules } from "./rules.js";
 
 type Rows = readonly (readonly Value[])[];
@@ -24,15 +24,16 @@ export function isFixedBlock(node: OperationNode): boolean {
 }
 
 /**
- * `select … union all select …`, one SELECT per row as `rowSelect` builds it, kept for the
- * rows array: a caller appends it to a query with `union all` (as a set operation's operand,
- * where no engine wants parentheses, so the printed text is the same wherever it goes).
+ * `select … union all select …`, one SELECT per row of the values `rowValues` writes (or the
+ * dialect's `rowsOperand`), kept for the rows array: a caller appends it to a query with
+ * `union all` (as a set operation's operand, where no engine wants parentheses, so the
+ * printed text is the same wherever it goes).
  */
 export function fixedRowsUnion(
   rows: Rows,
   bindings: DataBindings,
   rules: LoweringRules,
-  rowSelect: (row: readonly Value[]) => SelectQueryNode,
+  rowValues: (row: readonly Value[]) => OperationNode[],
 ): SelectQueryNode {
   let byBindings = lowered.get(rows);
   if (!byBindings) {
@@ -46,7 +47,12 @@ export function fixedRowsUnion(
   }
   const known = byRules.get(rules);
   if (known) return known;
-  const node = union(rows.map(rowSelect), true);
+  const node = rules.rowsOperand
+    ? rules.rowsOperand(rows.map(rowValues))
+    : union(
+        rows.map((row) => select({ selections: rowValues(row) })),
+        true,
+      );
   fixedBlocks.add(node);
   byRules.set(rules, node);
   return node;

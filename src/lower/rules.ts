@@ -84,6 +84,12 @@ export interface LoweringRules {
   /** Whether binding CTEs may say `NOT MATERIALIZED` (inline them into the statement). */
   readonly inlineHint: boolean;
   /**
+   * The operand with which a UNION ALL appends known rows (central and context facts read
+   * with a binding). Absent: one SELECT per row. SQLite, whose compound SELECTs stop at 500
+   * terms, takes them as one `SELECT * FROM (VALUES …)`.
+   */
+  readonly rowsOperand?: (rows: readonly (readonly OperationNode[])[]) => SelectQueryNode;
+  /**
    * Whether bindings that are plain scans of one table are read from the table itself rather
    * than through a CTE (src/lower/inline-scans.ts): SQLite prepares each CTE reference it
    * flattens at a cost that, on every request, exceeds running the statement. Absent: never.

@@ -17,6 +17,7 @@ import {
   OperatorNode,
   ParensNode,
   RawNode,
+  SelectAllNode,
   SelectQueryNode,
   SqliteQueryCompiler,
   ValueListNode,
@@ -147,6 +148,11 @@ export const sqlite: Dialect = {
     return binary(left, "in", query);
   },
   rowsTable: valuesRows,
+  rowsOperand: (rows) =>
+    select({
+      selections: [SelectAllNode.create()],
+      from: [ParensNode.create(ValuesNode.create(rows.map((row) => ValueListNode.create(row))))],
+    }),
   // `(select cast(j.value as text) as arg0 from json_each(?) as j group by j.value) as f0`, the
   // ids a JSON array: integers and booleans as JSON numbers and booleans, the rest as strings.
   // The GROUP BY keeps SQLite from flattening the subquery into the join, so it is computed
