@@ -1,14 +1,16 @@
 // Loads N facts into an in-memory service (dist build) and reports load time, resident memory
 // and authorize/list latency as one JSON line.
-// argv[2]: {"facts": N, "settings": [...] | null, "dataDir": "<dir>" | null}.
+// argv[2]: {"facts": N, "store": "sqlite" | "pglite", "settings": [...] | null,
+//           "dataDir": "<dir>" | null}; settings are PGlite's.
 
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { createService } from "../../dist/api/central.js";
 
-const { facts: total, settings, dataDir } = JSON.parse(process.argv[2]);
+const { facts: total, store = "sqlite", settings, dataDir } = JSON.parse(process.argv[2]);
 const mb = () => Math.round(process.memoryUsage().rss / 1048576);
 const service = await createService({
+  embedded: store,
   ...(settings && { pgliteSettings: settings }),
   ...(dataDir && { dataDir }),
 });
@@ -47,6 +49,14 @@ const authorizeMs = await timed(() => service.authorize({ ...ask, resource_id: "
 const listMs = await timed(() => service.list({ ...ask, page_size: 10_000 }), 5);
 await new Promise((resolve) => setTimeout(resolve, 3000));
 console.log(
-  JSON.stringify({ facts: total, loadMs, peakRssMb: peak, idleRssMb: mb(), authorizeMs, listMs }),
+  JSON.stringify({
+    store,
+    facts: total,
+    loadMs,
+    peakRssMb: peak,
+    idleRssMb: mb(),
+    authorizeMs,
+    listMs,
+  }),
 );
 process.exit(0);
