@@ -439,6 +439,20 @@ const STAGES: Samples<Problem, ProblemKind> = {
   "literal-integer": { code: "P713", kind: "literal-integer", id: "1.5" },
   "literal-boolean": { code: "P713", kind: "literal-boolean", id: "yes" },
   "invalid-sql-type-name": { code: "P713", kind: "invalid-sql-type-name", sqlType: "int;" },
+  "fact-nul": { code: "P507", kind: "fact-nul", fact: 'f(User{"a\u0000"})' },
+  "fact-arity": { code: "P508", kind: "fact-arity", fact: "f(a, b, c)", limit: 8 },
+  "pattern-id-without-type": {
+    code: "P509",
+    kind: "pattern-id-without-type",
+    predicate: "has_role",
+    position: 2,
+  },
+  "invalid-fact": {
+    code: "P501",
+    kind: "invalid-fact",
+    fact: 'nope(User{"ada"})',
+    reason: "unknown predicate",
+  },
   "invalid-policy": { code: "P201", kind: "invalid-policy", first: "undeclared term", errors: 2 },
   "invalid-data-bindings": {
     code: "P701",

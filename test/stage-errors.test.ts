@@ -409,3 +409,52 @@ describe("the CLI prints a stage's refusal with its code frame", () => {
     expect(stderr).toContain("  |                                            ^^^^^^^^^^^\n");
   });
 });
+
+describe("the fact store's refusals are coded stage errors", () => {
+  const user = (id: string) => ({ type: "User", id });
+  it("refuses each bad write with its code and writes nothing", async () => {
+    const { openStore, StoreError } = await import("../src/store/store.js");
+    const store = await openStore({ embedded: "sqlite" });
+    try {
+      await store.setPolicy('actor User {}\nresource Org { roles = ["member"]; }', "p.polar");
+      const refusal = async (work: Promise<unknown>) => {
+        const error = await work.then(
+          () => null,
+          (caught: unknown) => caught,
+        );
+        expect(error).toBeInstanceOf(StoreError);
+        expect(error).toBeInstanceOf(StageError);
+        return error as InstanceType<typeof StoreError>;
+      };
+      const nul = await refusal(
+        store.applyBatch([{ inserts: [{ predicate: "f", args: [user("a\u0000")] }] }]),
+      );
+      expect(nul.code).toBe("P507");
+      expect(nul.message).toBe('facts cannot contain NUL characters: `f(User{"a\\u0000"})`');
+      const wide = await refusal(
+        store.applyBatch([
+          {
+            inserts: [{ predicate: "f", args: Array.from({ length: 9 }, (_, i) => user(`${i}`)) }],
+          },
+        ]),
+      );
+      expect(wide.code).toBe("P508");
+      const pattern = await refusal(
+        store.applyBatch([{ deletes: [{ predicate: "f", args: [{ type: null, id: "a" }] }] }]),
+      );
+      expect(pattern.code).toBe("P509");
+      expect(pattern.message).toBe("argument 1 of a `f` delete pattern has an id but no type");
+      const unknown = await refusal(
+        store.applyBatch([{ inserts: [{ predicate: "nope", args: [user("ada")] }] }]),
+      );
+      expect(unknown.code).toBe(unknown.diagnostics[0]!.code);
+      expect(unknown.message).toContain('`nope(User{"ada"})`');
+      const policy = await refusal(store.setPolicy("resource Org { roles = [1]; }", "bad.polar"));
+      expect(policy.message).toBe(policy.diagnostics[0]!.message);
+      expect(policy.code).toBe(policy.diagnostics[0]!.code);
+      expect(await store.readFacts({ predicate: "f", positions: new Map() })).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+});

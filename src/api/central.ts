@@ -842,22 +842,16 @@ function refusalOf(outcome: Outcome): ApiError {
 
 /**
  * Refusals of the compiler and the store become 400s: every stage's coded refusal (a
- * `StageError`: the question, planning, lowering, evaluation, iteration), invalid bindings,
- * policies and literals. Budgets are 422s; anything else stays a 500.
+ * `StageError`: invalid policies and bindings, the question, planning, lowering, evaluation,
+ * iteration, literals, the store's refusals of a write). Budgets are 422s; anything else
+ * stays a 500.
  */
 async function guard<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (cause) {
-    if (
-      cause instanceof StageError ||
-      cause instanceof DataBindingsError ||
-      cause instanceof LiteralError ||
-      cause instanceof StoreError ||
-      cause instanceof PolicyError
-    ) {
-      throw new ApiError(400, cause.message);
-    }
+    // Bindings, policy, literal and store refusals are StageErrors too.
+    if (cause instanceof StageError) throw new ApiError(400, cause.message);
     if (cause instanceof BudgetExceeded) throw budgetError(cause);
     throw cause;
   }

@@ -62,6 +62,9 @@ export type DiagnosticCode =
   | "P504" // fact argument exceeds 384 bytes
   | "P505" // Integer id is not a 64-bit integer
   | "P506" // Boolean id is not true or false
+  | "P507" // a fact to store holds NUL
+  | "P508" // a fact to store has more arguments than the store holds
+  | "P509" // a delete pattern gives an id without a type
   // queries and evaluation
   | "P601" // invalid query
   | "P602" // cannot evaluate over an unbounded value

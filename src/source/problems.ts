@@ -135,6 +135,30 @@ export type Problem =
     }
   // ---- P713: a value has no literal in the dialect
   | LiteralProblem
+  // ---- the fact store refuses a write before it starts (src/store/store.ts); `fact` is the
+  // fact as written (`has_role(User{"ada"}, …)`)
+  | { readonly code: "P507"; readonly kind: "fact-nul"; readonly fact: string }
+  | {
+      readonly code: "P508";
+      readonly kind: "fact-arity";
+      readonly fact: string;
+      readonly limit: number;
+    }
+  | {
+      readonly code: "P509";
+      readonly kind: "pattern-id-without-type";
+      readonly predicate: string;
+      /** 1-based. */
+      readonly position: number;
+    }
+  | {
+      /** The fact checker's (P501–P506). */
+      readonly code: DiagnosticCode;
+      readonly kind: "invalid-fact";
+      readonly fact: string;
+      /** The fact checker's message. */
+      readonly reason: string;
+    }
   // ---- the front end's verdict on a whole input, when a caller wants an exception
   | {
       /** The first error's: the catalogue has no code for "invalid policy". */
@@ -286,6 +310,14 @@ export function describeProblem(problem: Problem): string {
       return `${tick(problem.id)} is not a boolean`;
     case "invalid-sql-type-name":
       return `invalid SQL type name ${tick(problem.sqlType)}`;
+    case "fact-nul":
+      return `facts cannot contain NUL characters: ${tick(problem.fact)}`;
+    case "fact-arity":
+      return `facts with more than ${problem.limit} arguments are not supported: ${tick(problem.fact)}`;
+    case "pattern-id-without-type":
+      return `argument ${problem.position} of a ${tick(problem.predicate)} delete pattern has an id but no type`;
+    case "invalid-fact":
+      return `${problem.reason}: ${tick(problem.fact)}`;
     case "invalid-policy":
     case "invalid-data-bindings": {
       const none = problem.kind === "invalid-policy" ? "invalid policy" : "invalid data bindings";

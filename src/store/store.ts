@@ -11,6 +11,8 @@ import type { Dialect } from "../print/dialect.js";
 import { postgres } from "../print/postgres.js";
 import { sqlite } from "../print/sqlite.js";
 import type { Diagnostic } from "../source/diagnostic.js";
+import type { Problem } from "../source/problems.js";
+import { StageError } from "../source/stage-error.js";
 import { openPglite, openPostgres, type SqlExecutor } from "./executor.js";
 import {
   clearFacts,
@@ -35,14 +37,18 @@ export interface StoredPolicy {
   readonly filename: string | null;
 }
 
-/** A request the store refuses; nothing was written. HTTP maps it to 400. */
-export class StoreError extends Error {
+/**
+ * A request the store refuses; nothing was written. HTTP maps it to 400. `diagnostics` are
+ * the checker's (a policy's errors, a fact's problem).
+ */
+export class StoreError extends StageError {
+  override readonly name = "StoreError";
   constructor(
-    message: string,
+    problem: Problem,
     readonly diagnostics: readonly Diagnostic[] = [],
+    summary?: string,
   ) {
-    super(message);
-    this.name = "StoreError";
+    super(problem, null, summary);
   }
 }
 
@@ -201,17 +207,24 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
     return facts.map((fact) => {
       // PostgreSQL text cannot hold NUL: refuse it here rather than fail inside the transaction.
       if (hasNul(fact.predicate) || fact.args.some((a) => hasNul(a.type) || hasNul(a.id))) {
-        throw new StoreError(`facts cannot contain NUL characters: ${tickFact(fact)}`);
+        throw new StoreError({ code: "P507", kind: "fact-nul", fact: formatFact(fact) });
       }
       if (fact.args.length > MAX_FACT_ARITY) {
-        throw new StoreError(
-          `facts with more than ${MAX_FACT_ARITY} arguments are not supported: ${tickFact(fact)}`,
-        );
+        throw new StoreError({
+          code: "P508",
+          kind: "fact-arity",
+          fact: formatFact(fact),
+          limit: MAX_FACT_ARITY,
+        });
       }
       const problem = program
         ? checkFact(program, fact)
         : fact.args.map(checkFactValue).find((d) => d !== null);
-      if (problem) throw new StoreError(`${problem.message}: ${tickFact(fact)}`, [problem]);
+      if (problem) {
+        const { code, message: reason } = problem;
+        const invalid = { code, kind: "invalid-fact", reason, fact: formatFact(fact) } as const;
+        throw new StoreError(invalid, [problem]);
+      }
       return canonicalFact(fact);
     });
   }
@@ -302,7 +315,18 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
       const checked = checkPolicy([{ name: policyFileName(filename), text: src }]);
       if (!checked.ok) {
         const errors = checked.diagnostics.filter((d) => d.severity === "error");
-        throw new StoreError(errors[0]?.message ?? "invalid policy", errors);
+        const first = errors[0];
+        // The first error's message alone, as `POST /api/policy` has always answered.
+        throw new StoreError(
+          {
+            code: first?.code ?? "P001",
+            kind: "invalid-policy",
+            first: first?.message ?? null,
+            errors: errors.length,
+          },
+          errors,
+          first?.message ?? "invalid policy",
+        );
       }
       const { version, row } = await db.transaction(async (tx) => {
         const [inserted] = await tx.query<{ version: string }>(
@@ -407,9 +431,12 @@ function planStatistics(db: SqlExecutor) {
 function validatePattern(pattern: FactPattern): FactPattern | null {
   pattern.args.forEach((arg, i) => {
     if (arg.type === null && arg.id !== null) {
-      throw new StoreError(
-        `argument ${i + 1} of a \`${pattern.predicate}\` delete pattern has an id but no type`,
-      );
+      throw new StoreError({
+        code: "P509",
+        kind: "pattern-id-without-type",
+        predicate: pattern.predicate,
+        position: i + 1,
+      });
     }
   });
   if (hasNul(pattern.predicate) || pattern.args.some((a) => hasNul(a.type) || hasNul(a.id)))
@@ -429,10 +456,6 @@ function hasNul(text: string | null | undefined): boolean {
 
 function policyFileName(filename: string | null): string {
   return filename || "policy.polar";
-}
-
-function tickFact(fact: GroundFact): string {
-  return `\`${formatFact(fact)}\``;
 }
 
 /**
