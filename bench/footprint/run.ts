@@ -182,20 +182,13 @@ if (!serveOnly) {
     results.push(await pglite(name, options, dumped));
   }
 }
-results.push(await serve("npm start (serve, in memory)"));
-results.push(await serve("serve --store sqlite, in memory", ["--store", "sqlite"]));
+results.push(await serve("npm start (serve, SQLite in memory)"));
+results.push(await serve("serve --data <dir> (SQLite file)", ["--data", await freshDir()]));
+results.push(await serve("serve --workers 0 (SQLite)", ["--workers", "0"]));
+results.push(await serve("serve --store pglite (in memory)", ["--store", "pglite"]));
 results.push(
-  await serve("serve --store sqlite --data <dir>", [
-    "--store",
-    "sqlite",
-    "--data",
-    await freshDir(),
-  ]),
+  await serve("serve --store pglite --workers 0", ["--store", "pglite", "--workers", "0"]),
 );
-results.push(
-  await serve("serve --store sqlite --workers 0", ["--store", "sqlite", "--workers", "0"]),
-);
-results.push(await serve("serve --workers 0 (PGlite)", ["--workers", "0"]));
 console.log("| variant | first answer (ms after spawn) | idle RSS (MB) |");
 console.log("|---|---:|---:|");
 for (const r of results) console.log(`| ${r.name} | ${r.firstMs} | ${r.rssMb} |`);

@@ -1,5 +1,5 @@
 /**
- * The server of the hostile-request bench: `polar-sql serve` on in-memory PGlite with the base
+ * The server of the hostile-request bench: `polar-sql serve` on the in-memory default store with the base
  * policy of run.ts (its path in HOSTILE_POLICY, the API key in POLAR_SQL_API_KEYS).
  */
 import { processIo } from "../../src/cli/io.js";

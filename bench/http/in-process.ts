@@ -1,6 +1,6 @@
 /**
  * In-process latency of the service functions (no HTTP): the dataset of the HTTP bench
- * (fixture.ts, BENCH_DATA / BENCH_SCALE) in the default store (in-memory PGlite), or on
+ * (fixture.ts, BENCH_DATA / BENCH_SCALE) in the default store (in-memory SQLite; --store=pglite), or on
  * DATABASE_URL with `--postgres` (schema bench_inproc), one call at a time with bodies that vary.
  * Prints p50/p99/mean per endpoint. Issue 15's target: authorize p50 ≤ 100 µs on the default store.
  *

@@ -12,6 +12,8 @@
  *   npx tsx bench/http/load.ts --quick         # a few seconds of load, for a smoke check
  *   npx tsx bench/http/load.ts --recursive     # folder trees (bench/http/recursive.ts), ~80k facts
  *   npx tsx bench/http/load.ts --bodies=20000  # distinct bodies per endpoint (default 500)
+ *   npx tsx bench/http/load.ts --no-answer-cache  # every request runs its statement
+ *   npx tsx bench/http/load.ts --pglite        # the embedded PGlite store instead of SQLite
  *   npx tsx bench/http/load.ts --postgres      # the store on DATABASE_URL (default
  *                                              # postgres://postgres@127.0.0.1:5432/test),
  *                                              # schema bench_http, dropped and recreated
@@ -61,6 +63,7 @@ async function main(): Promise<void> {
     scale: scaleName,
     databaseUrl: onPostgres ? await serverStore("bench_http") : null,
     embedded: process.argv.includes("--pglite") ? "pglite" : "sqlite",
+    answerCache: !process.argv.includes("--no-answer-cache"),
   });
   console.log(`server ready in ${Math.round((Date.now() - started) / 1000)} s at ${server.url}`);
   const mix = dataset.requests(BODIES);

@@ -101,7 +101,7 @@ try {
   const at = (q: number) => times[Math.floor(q * (times.length - 1))]!.toFixed(2);
   console.log(
     `authorize_query round trip, ${REQUESTS} requests one at a time, a new user each, ` +
-      `${onPostgres ? "PostgreSQL server" : "in-memory PGlite"}, ${scale.users * 3} stored roles` +
+      `${onPostgres ? "PostgreSQL server" : `in-memory ${process.argv.includes("--pglite") ? "PGlite" : "SQLite"}`}, ${scale.users * 3} stored roles` +
       `${allStored ? " and every other fact" : " only"}; ` +
       `load ${loadavg()
         .map((l) => l.toFixed(1))

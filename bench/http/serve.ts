@@ -26,6 +26,8 @@ try {
   const storage = process.env.BENCH_DATABASE_URL
     ? ["--database-url", process.env.BENCH_DATABASE_URL]
     : ["--store", process.env.BENCH_STORE ?? "sqlite"];
+  // BENCH_ANSWER_CACHE=off: every question runs its statement (no answer is reused).
+  if (process.env.BENCH_ANSWER_CACHE === "off") storage.push("--no-answer-cache");
   process.exitCode = await runServeCommand(
     [
       ...[

@@ -23,12 +23,14 @@ export interface ServerOptions {
   /** BENCH_DATA and BENCH_SCALE of fixture.ts. */
   readonly data: string;
   readonly scale: string;
-  /** A PostgreSQL URL for the store (see `serverStore`); null for in-memory PGlite. */
+  /** A PostgreSQL URL for the store (see `serverStore`); null for an in-memory embedded store. */
   readonly databaseUrl: string | null;
   /** `roles`: the service stores only the dataset's roles (BENCH_STORED of serve.ts). */
   readonly stored?: "all" | "roles";
   /** The embedded store when `databaseUrl` is null (BENCH_STORE of serve.ts); SQLite by default. */
   readonly embedded?: "sqlite" | "pglite";
+  /** False starts the server with `--no-answer-cache` (BENCH_ANSWER_CACHE of serve.ts). */
+  readonly answerCache?: boolean;
 }
 
 /**
@@ -56,6 +58,7 @@ export function startServer(options: ServerOptions): Promise<ServerProcess> {
       BENCH_DATA: options.data,
       BENCH_STORED: options.stored ?? "all",
       BENCH_STORE: options.embedded ?? "sqlite",
+      BENCH_ANSWER_CACHE: options.answerCache === false ? "off" : "on",
       ...(options.databaseUrl && { BENCH_DATABASE_URL: options.databaseUrl }),
     },
     stdio: ["ignore", "pipe", "inherit"],

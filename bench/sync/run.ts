@@ -3,7 +3,7 @@
  * store in another schema, and `polar-sql facts sync` run three times per target: the first
  * run inserts N facts, the second finds nothing to do, the third after 10% of the rows changed
  * (inserts and deletes 10% each). Targets: the store database directly (--database-url) and a
- * server on in-memory PGlite over loopback (--url). Prints Markdown with the machine load.
+ * server on the in-memory default store over loopback (--url). Prints Markdown with the machine load.
  *
  *   npx tsx bench/sync/run.ts                 # 60,000 rows
  *   npx tsx bench/sync/run.ts --rows=10000    # smoke
