@@ -9,8 +9,8 @@
  * The database is named `sqlite:<path>` (docs/bindings.md): `sqlite:app.db` relative to the
  * working directory, `sqlite:/var/lib/app/app.db` absolute.
  */
-import type Database from "better-sqlite3";
 import type { CompiledQuery } from "kysely";
+import { loadBetterSqlite3 } from "./better-sqlite3.js";
 import { duplicateCount, sqliteTables } from "./catalog-queries.js";
 import type {
   Catalog,
@@ -288,19 +288,4 @@ export async function openSqlite(url: string): Promise<DatabaseSession> {
   const db = new open(path, { readonly: true, fileMustExist: true });
   db.pragma("query_only = ON");
   return sqliteSession(db, { close: async () => void db.close() });
-}
-
-/**
- * better-sqlite3, a native module, loaded when a SQLite database is first opened (a session
- * here, or the fact store: src/store/sqlite-executor.ts), not when the package loads.
- */
-export async function loadBetterSqlite3(): Promise<typeof Database> {
-  try {
-    return (await import("better-sqlite3")).default;
-  } catch (cause) {
-    throw new Error(
-      "SQLite needs the `better-sqlite3` package, which did not load (its native build may have failed): npm install better-sqlite3",
-      { cause },
-    );
-  }
 }

@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
-import { loadBetterSqlite3 } from "../database/sqlite.js";
+import { loadBetterSqlite3 } from "../database/better-sqlite3.js";
 import type { SqlExecutor } from "./executor.js";
 
 export interface SqliteStoreOptions {
