@@ -26,6 +26,7 @@ export {
   parseDataBindings,
   safeParseDataBindings,
 } from "./bindings/parse.js";
+export { type BindingsProblem, describeBindingsProblem } from "./bindings/problems.js";
 export type { DataBindings } from "./bindings/types.js";
 export { checkBindingsWithDatabase } from "./bindings/verify.js";
 export {
@@ -36,6 +37,7 @@ export {
   PolicyError,
 } from "./check/check.js";
 export { checkFact } from "./check/facts.js";
+export { type CheckProblem, describeCheckProblem } from "./check/problems.js";
 export type { Program } from "./check/program.js";
 export {
   ClientError,
@@ -80,6 +82,7 @@ export {
 } from "./plan/resolve/central-facts.js";
 export type { PolicyFile } from "./polar/ast.js";
 export { type ParseResult, parsePolicy } from "./polar/parse.js";
+export { describeParseProblem, type ParseProblem } from "./polar/problems.js";
 export { compiledQuery } from "./print/compose.js";
 export { DIALECT_NAMES, type DialectName } from "./print/registry.js";
 // Front end
