@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { serviceOver } from "../src/api/central.js";
+import type { StatementHints } from "../src/store/executor.js";
 import { openSqliteStore, SQLITE_FILE } from "../src/store/sqlite-executor.js";
 import { openStore } from "../src/store/store.js";
 
@@ -89,6 +90,24 @@ describe("the SQLite executor", () => {
           expect(row!.n).toBe(round + i);
         }
       }
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("indexes unindexed rows for a statement that says it joins them, and only for it", async () => {
+    const db = await openSqliteStore();
+    try {
+      const automatic = (hints?: { joinsUnindexedRows: boolean }) =>
+        db.query<{ automatic_index: number }>("PRAGMA automatic_index", [], hints);
+      expect(await automatic()).toEqual([{ automatic_index: 0 }]);
+      expect(await automatic({ joinsUnindexedRows: true })).toEqual([{ automatic_index: 1 }]);
+      expect(await automatic()).toEqual([{ automatic_index: 0 }]);
+      // Also when the statement fails.
+      await expect(
+        db.query("SELECT * FROM missing_table", [], { joinsUnindexedRows: true }),
+      ).rejects.toThrow(/no such table/);
+      expect(await automatic()).toEqual([{ automatic_index: 0 }]);
     } finally {
       await db.close();
     }
@@ -231,6 +250,43 @@ allow(u: User, "read", n: Node) if start(u, m) and path(m, n);`;
       await service.batch([{ inserts: chain(40) }]);
       await expect(service.authorize(read("n40"))).rejects.toMatchObject({ status: 400 });
       expect(await automatic()).toBe(0);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe("central questions over an id array", () => {
+  it("ask the SQLite store to index the array for the statement", async () => {
+    const store = await openStore({ embedded: "sqlite" });
+    const hinted: boolean[] = [];
+    const db = store.db;
+    const watched = {
+      ...db,
+      query: <Row>(sql: string, params?: readonly unknown[], hints?: StatementHints) => {
+        if (/json_each/.test(sql)) hinted.push(hints?.joinsUnindexedRows === true);
+        return db.query<Row>(sql, params, hints);
+      },
+      prepared: <Row>(sql: string, params: readonly string[], hints?: StatementHints) => {
+        if (/json_each/.test(sql)) hinted.push(hints?.joinsUnindexedRows === true);
+        return db.prepared<Row>(sql, params, hints);
+      },
+    };
+    const service = serviceOver({ ...store, db: watched }, { workers: 0 });
+    try {
+      await service.postPolicy({ src: POLICY, filename: "p.polar" }, {});
+      await service.batch([{ inserts: [isPublic("t1", true)] }]);
+      for (const count of [3, 500]) {
+        const resources = Array.from({ length: count }, (_, i) => ticket(`t${i}`));
+        const reply = await service.authorizeResources({
+          actor_type: "User",
+          actor_id: "ada",
+          action: "view",
+          resources,
+        });
+        expect(reply.body).toEqual({ results: [ticket("t1")] });
+      }
+      expect(hinted).toEqual([true, true]);
     } finally {
       await service.close();
     }

@@ -301,13 +301,15 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     }
     if (statement.literal) return store.db.query<Row>(statement.sql);
     const { sql, parameters } = statement;
+    // An id array is a table without an index (SQLite indexes it for the statement).
+    const hints = { joinsUnindexedRows: statement.longestList !== undefined };
     // A long id list is planned for its length each time, and its answer is not kept (the
     // cache bounds answers and rows, not the size of their keys); the rest is prepared.
     if ((statement.longestList ?? 0) > PREPARED_LIST_IDS)
-      return store.db.query<Row>(sql, [...parameters]);
+      return store.db.query<Row>(sql, [...parameters], hints);
     const kept = answers?.get<Row>(version, sql, parameters);
     if (kept) return kept;
-    const rows = await store.db.prepared<Row>(sql, [...parameters]);
+    const rows = await store.db.prepared<Row>(sql, [...parameters], hints);
     return answers ? answers.put(version, sql, parameters, rows) : rows;
   }
 

@@ -8,6 +8,16 @@ import { quoteIdentifier, quoteString } from "../print/postgres-literal.js";
 import { cachedEmptyImage, EMBEDDED_SETTINGS, keepEmptyImage } from "./pglite-setup.js";
 import { pgliteStatements } from "./pglite-statements.js";
 
+/** What the caller knows of a statement that the engine may plan better for. */
+export interface StatementHints {
+  /**
+   * The statement joins rows no index serves (an id array read as a table): SQLite builds an
+   * automatic index on them for this statement, which the store otherwise leaves off
+   * (src/store/sqlite-executor.ts). Others plan such joins themselves.
+   */
+  readonly joinsUnindexedRows?: boolean;
+}
+
 export interface SqlExecutor {
   /**
    * The SQL the connection speaks: PostgreSQL (a server or PGlite) or SQLite
@@ -15,13 +25,21 @@ export interface SqlExecutor {
    */
   readonly engine: "postgres" | "sqlite";
   /** One statement with `$n` parameters. */
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  query<Row = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+    hints?: StatementHints,
+  ): Promise<Row[]>;
   /**
    * A statement that recurs with different values: from its second use it is `PREPARE`d once
    * per session and then only `EXECUTE`d, so PostgreSQL can reuse its plan. Every `$n` must
    * appear as `CAST($n AS <type>)`, since the parameter types are inferred from the text.
    */
-  prepared<Row = Record<string, unknown>>(sql: string, params: readonly string[]): Promise<Row[]>;
+  prepared<Row = Record<string, unknown>>(
+    sql: string,
+    params: readonly string[],
+    hints?: StatementHints,
+  ): Promise<Row[]>;
   /** Follows `NOTIFY`s on `channel`, also from other processes. Resolves once listening. */
   listen(channel: string, listener: ChannelListener): Promise<void>;
   /** Runs `work` in one transaction: all of it commits, or none of it. */

@@ -9,7 +9,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { loadBetterSqlite3 } from "../database/better-sqlite3.js";
-import type { SqlExecutor } from "./executor.js";
+import type { SqlExecutor, StatementHints } from "./executor.js";
 
 export interface SqliteStoreOptions {
   /** A directory for the database file (`polar-sql.sqlite3`); omitted means in memory. */
@@ -61,13 +61,20 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
     return found;
   }
 
-  function run<Row>(sql: string, params: readonly unknown[] = []): Row[] {
+  function run<Row>(sql: string, params: readonly unknown[] = [], hints?: StatementHints): Row[] {
     const prepared = statement(sql);
     if (!prepared.reader) {
       prepared.run(...params);
       return [];
     }
-    return prepared.all(...params).map(smallIntegers) as Row[];
+    // The statement runs whole before any other (synchronously): the setting is its own.
+    if (!hints?.joinsUnindexedRows) return prepared.all(...params).map(smallIntegers) as Row[];
+    db.pragma("automatic_index = ON");
+    try {
+      return prepared.all(...params).map(smallIntegers) as Row[];
+    } finally {
+      db.pragma("automatic_index = OFF");
+    }
   }
 
   /** The transaction in progress, which statements from outside it wait for. */
@@ -80,8 +87,8 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
 
   const inTransaction: SqlExecutor = {
     engine: "sqlite",
-    query: async (sql, params) => run(sql, params),
-    prepared: async (sql, params) => run(sql, params),
+    query: async (sql, params, hints) => run(sql, params, hints),
+    prepared: async (sql, params, hints) => run(sql, params, hints),
     listen: () => Promise.reject(new Error("internal: listen inside a transaction")),
     transaction: (work) => work(inTransaction),
     close: async () => {},
@@ -90,8 +97,8 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
   let closed = false;
   return {
     engine: "sqlite",
-    query: (sql, params) => outside(() => run(sql, params)),
-    prepared: (sql, params) => outside(() => run(sql, params)),
+    query: (sql, params, hints) => outside(() => run(sql, params, hints)),
+    prepared: (sql, params, hints) => outside(() => run(sql, params, hints)),
     // One process writes a SQLite database at a time and SQLite has no notifications: the
     // store reads the data version for every question instead (store.ts, `follow`).
     listen: () => Promise.reject(new Error("the SQLite store cannot follow other processes")),
