@@ -4,7 +4,7 @@
  * text, integers beyond 2^53, several processes on one file, and booleans as 1/0. The store
  * suites that every store passes run it too (test/support/central-services.ts).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -192,6 +192,23 @@ describe("the SQLite store", () => {
       await second.close();
     }
     expect(SQLITE_FILE).toMatch(/\.sqlite3$/);
+  });
+
+  it("refuses a directory that holds the other embedded store's data, rather than look empty", async () => {
+    const pgliteDir = freshDir();
+    writeFileSync(join(pgliteDir, "PG_VERSION"), "17\n");
+    await expect(openStore({ dataDir: pgliteDir })).rejects.toThrow(
+      `${pgliteDir} holds a PGlite store; open it with \`--store pglite\``,
+    );
+    const sqliteDir = freshDir();
+    const store = await openStore({ embedded: "sqlite", dataDir: sqliteDir });
+    await store.close();
+    await expect(openStore({ embedded: "pglite", dataDir: sqliteDir })).rejects.toThrow(
+      `${sqliteDir} holds a SQLite store`,
+    );
+    // A directory of its own store opens.
+    const again = await openStore({ dataDir: sqliteDir });
+    await again.close();
   });
 
   it("two instances on one file: each answers with the other's last write", async () => {

@@ -3,6 +3,8 @@
  * server for scale). Writes are batches applied atomically and in order; every fact is checked
  * against the active policy before anything is written.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { checkPolicy } from "../check/check.js";
 import { canonicalFact, canonicalValue, checkFact, checkFactValue } from "../check/facts.js";
 import type { Program } from "../check/program.js";
@@ -26,7 +28,7 @@ import {
   type ValuePattern,
 } from "./facts.js";
 import { FACT_TABLE, MAX_FACT_ARITY, META_TABLE, migrate, POLICY_TABLE } from "./schema.js";
-import { openSqliteStore } from "./sqlite-executor.js";
+import { openSqliteStore, SQLITE_FILE } from "./sqlite-executor.js";
 
 export type Changeset =
   | { readonly inserts: readonly GroundFact[] }
@@ -120,8 +122,10 @@ export async function openStore(options: StoreOptions = {}): Promise<FactStore> 
 
 function openExecutor(options: StoreOptions): Promise<SqlExecutor> {
   if (options.databaseUrl) return openPostgres({ connectionString: options.databaseUrl });
+  const embedded = options.embedded ?? "sqlite";
+  if (options.dataDir) refuseOtherStore(options.dataDir, embedded);
   const dataDir = options.dataDir ? { dataDir: options.dataDir } : {};
-  if (options.embedded !== "pglite") return openSqliteStore(dataDir);
+  if (embedded === "sqlite") return openSqliteStore(dataDir);
   return openPglite({
     ...dataDir,
     ...(options.pgliteSettings && { settings: options.pgliteSettings }),
@@ -381,6 +385,25 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
     checkedAt = -Infinity;
     policyStale = true;
     return loadActive();
+  }
+}
+
+/**
+ * A directory holding the other embedded store's data is refused: opened as it is, it would
+ * look empty (before SQLite became the default, `--data` meant a PGlite directory).
+ */
+function refuseOtherStore(dir: string, embedded: EmbeddedStore): void {
+  const pglite = existsSync(join(dir, "PG_VERSION"));
+  const sqlite = existsSync(join(dir, SQLITE_FILE));
+  if (embedded === "sqlite" && pglite && !sqlite) {
+    throw new Error(
+      `${dir} holds a PGlite store; open it with \`--store pglite\` (library: \`embedded: "pglite"\`), or give another directory`,
+    );
+  }
+  if (embedded === "pglite" && sqlite && !pglite) {
+    throw new Error(
+      `${dir} holds a SQLite store; open it with \`--store sqlite\` (the default), or give another directory`,
+    );
   }
 }
 
