@@ -165,3 +165,11 @@ export function valueClass(type: string, sqlType: string | undefined): ValueClas
   const family = familyOf(sqlType);
   return family === "integer" ? "integer" : family === "decimal" ? "decimal" : "text";
 }
+
+/** Refuses a name neither MySQL nor SQLite can hold: empty, or holding NUL. */
+export function refuseUnholdableIdentifier(identifier: string): void {
+  if (identifier === "") throw new LiteralError({ code: "P713", kind: "empty-identifier" });
+  if (identifier.includes("\u0000")) {
+    throw new LiteralError({ code: "P713", kind: "literal-nul", what: "identifier", holder: null });
+  }
+}

@@ -39,6 +39,7 @@ import {
   type LiteralSpelling,
   literalOf,
   parameterValue,
+  refuseUnholdableIdentifier,
   type ValueClass,
   valueClass,
 } from "./engine-literal.js";
@@ -50,15 +51,7 @@ const MAX_IDENTIFIER_CHARS = 64;
 /** Kysely's MySQL compiler, refusing names the engine would change or cannot hold. */
 class MysqlCompiler extends MysqlQueryCompiler {
   protected override sanitizeIdentifier(identifier: string): string {
-    if (identifier === "") throw new LiteralError({ code: "P713", kind: "empty-identifier" });
-    if (identifier.includes("\u0000")) {
-      throw new LiteralError({
-        code: "P713",
-        kind: "literal-nul",
-        what: "identifier",
-        holder: null,
-      });
-    }
+    refuseUnholdableIdentifier(identifier);
     if ([...identifier].length > MAX_IDENTIFIER_CHARS) {
       throw new LiteralError({
         code: "P713",

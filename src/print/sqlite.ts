@@ -30,23 +30,15 @@ import {
   type LiteralSpelling,
   literalOf,
   parameterValue,
+  refuseUnholdableIdentifier,
   type ValueClass,
   valueClass,
 } from "./engine-literal.js";
-import { LiteralError } from "./postgres-literal.js";
 
 /** Kysely's SQLite compiler, refusing names SQLite cannot hold. */
 class SqliteCompiler extends SqliteQueryCompiler {
   protected override sanitizeIdentifier(identifier: string): string {
-    if (identifier === "") throw new LiteralError({ code: "P713", kind: "empty-identifier" });
-    if (identifier.includes("\u0000")) {
-      throw new LiteralError({
-        code: "P713",
-        kind: "literal-nul",
-        what: "identifier",
-        holder: null,
-      });
-    }
+    refuseUnholdableIdentifier(identifier);
     return super.sanitizeIdentifier(identifier);
   }
 }
