@@ -194,6 +194,28 @@ describe("the SQLite store", () => {
     expect(SQLITE_FILE).toMatch(/\.sqlite3$/);
   });
 
+  it("two instances on one file: a policy posted through one is the other's at once", async () => {
+    const dir = freshDir();
+    const a = serviceOver(await openStore({ embedded: "sqlite", dataDir: dir }), { workers: 0 });
+    const b = serviceOver(await openStore({ embedded: "sqlite", dataDir: dir }), { workers: 0 });
+    try {
+      await a.postPolicy({ src: POLICY, filename: "p.polar" }, {});
+      await a.batch([{ inserts: [isPublic("t1", true)] }]);
+      expect(allowed(await b.authorize(view("t1")))).toBe(true);
+      // Public tickets are no longer viewable: b answers so with its next question.
+      const closed = POLICY.replace('  "view" if is_public(resource, true);\n', "");
+      expect(closed).not.toBe(POLICY);
+      await a.postPolicy({ src: closed, filename: "p.polar" }, {});
+      expect(allowed(await b.authorize(view("t1")))).toBe(false);
+      expect((await b.getPolicy({})).body).toEqual({
+        policy: { filename: "p.polar", src: closed },
+      });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it("refuses a directory that holds the other embedded store's data, rather than look empty", async () => {
     const pgliteDir = freshDir();
     writeFileSync(join(pgliteDir, "PG_VERSION"), "17\n");

@@ -157,8 +157,18 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
   }
 
   async function loadActive(): Promise<ActivePolicy | null> {
-    const fresh = following ? !policyStale : Date.now() - checkedAt < refreshMs;
-    if (fresh) return active;
+    if (db.engine === "sqlite") {
+      // Reads are local: every question asks for the newest policy's version (its primary
+      // key's last entry), so another process's policy is seen at once.
+      const [newest] = await db.query<{ version: number | null }>(
+        `SELECT max(version) AS version FROM ${POLICY_TABLE}`,
+      );
+      if ((newest?.version ?? null) === (active?.version ?? null) && policyReadAt >= 0)
+        return active;
+    } else {
+      const fresh = following ? !policyStale : Date.now() - checkedAt < refreshMs;
+      if (fresh) return active;
+    }
     policyStale = false; // before reading: a change noticed meanwhile reads again
     policyReadAt = await storedVersion();
     const rows = await db.query<{ version: string; src: string; filename: string | null }>(
