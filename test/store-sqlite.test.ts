@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { serviceOver } from "../src/api/central.js";
 import type { StatementHints } from "../src/store/executor.js";
-import { openSqliteStore, SQLITE_FILE } from "../src/store/sqlite-executor.js";
+import { openDatabase, openSqliteStore, SQLITE_FILE } from "../src/store/sqlite-executor.js";
 import { openStore } from "../src/store/store.js";
 
 const dirs: string[] = [];
@@ -111,6 +111,22 @@ describe("the SQLite executor", () => {
     } finally {
       await db.close();
     }
+  });
+
+  it("says what to do when better-sqlite3's native module was never built", () => {
+    const failing = (message: string) =>
+      class {
+        constructor() {
+          throw new Error(message);
+        }
+      } as unknown as Parameters<typeof openDatabase>[0];
+    expect(() =>
+      openDatabase(failing("Could not locate the bindings file. Tried: …"), ":memory:"),
+    ).toThrow("allow its install script and reinstall, or start with `--store pglite`");
+    // Any other failure is its own.
+    expect(() => openDatabase(failing("unable to open database file"), "/nope/x")).toThrow(
+      "unable to open database file",
+    );
   });
 
   it("reports a failing statement and goes on", async () => {

@@ -31,7 +31,7 @@ type Statement = Database.Statement<unknown[], Record<string, unknown>>;
 export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise<SqlExecutor> {
   const open = await loadBetterSqlite3();
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const db = new open(options.dataDir ? join(options.dataDir, SQLITE_FILE) : ":memory:");
+  const db = openDatabase(open, options.dataDir ? join(options.dataDir, SQLITE_FILE) : ":memory:");
   if (options.dataDir) {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
@@ -149,4 +149,17 @@ function smallIntegers(row: unknown): Record<string, unknown> {
     }
   }
   return values;
+}
+
+/** The database, or an error that says what to do when the native module was never built. */
+export function openDatabase(open: typeof Database, path: string): Database.Database {
+  try {
+    return new open(path);
+  } catch (cause) {
+    if (!/bindings|NODE_MODULE_VERSION|ELF|dlopen/i.test(String(cause))) throw cause;
+    throw new Error(
+      "the SQLite store needs better-sqlite3's native module, which is not built here (were install scripts disabled?): allow its install script and reinstall, or start with `--store pglite`",
+      { cause },
+    );
+  }
 }
