@@ -68,6 +68,8 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
       return [];
     }
     // The statement runs whole before any other (synchronously): the setting is its own.
+    // Setting it expires prepared statements, so this one is planned again with it (and the
+    // others once more without it, when next run).
     if (!hints?.joinsUnindexedRows) return prepared.all(...params).map(smallIntegers) as Row[];
     db.pragma("automatic_index = ON");
     try {
