@@ -14,6 +14,7 @@ import { valueNode } from "../lower/sql-value.js";
 import type { Dialect } from "../print/dialect.js";
 import { printTree } from "../print/printer.js";
 import { storedArgument } from "../store/bindings.js";
+import { placeholders } from "../store/executor.js";
 import { splitKey } from "./families.js";
 
 /** Argument types of rows of one predicate of a family. */
@@ -159,7 +160,7 @@ export function insertStoredFacts(
   predicate: PredicateKey,
 ): { sql: string; params: unknown[] } {
   const { name, arity } = splitKey(predicate);
-  const [p1, p2, p3] = sqliteStore(dialect) ? ["?", "?", "?"] : ["$1", "$2", "$3"];
+  const [p1, p2, p3] = placeholders(sqliteStore(dialect) ? "sqlite" : "postgres", 3);
   const values = [`CAST(${p1} AS text)`];
   for (let i = 0; i < tables.width; i++) {
     if (i < arity) values.push(`t${i}`, `i${i}`);

@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { GroundFact, Value } from "../core/value.js";
-import type { SqlExecutor } from "./executor.js";
+import { placeholders, type SqlExecutor } from "./executor.js";
 import { FACT_TABLE, MAX_FACT_ARITY, SHAPE_TABLE } from "./schema.js";
 import {
   deleteMatchingStatement,
@@ -207,9 +207,9 @@ export async function factsAfter(
   after: string | null,
   limit: number,
 ): Promise<{ key: string; fact: GroundFact }[]> {
-  const placeholders = db.engine === "sqlite" ? ["?", "?"] : ["$1", "$2"];
+  const [afterKey, count] = placeholders(db.engine, 2);
   const rows = await db.query<FactRow & { fact_key: string }>(
-    `SELECT * FROM ${FACT_TABLE} WHERE fact_key > ${placeholders[0]} ORDER BY fact_key LIMIT ${placeholders[1]}`,
+    `SELECT * FROM ${FACT_TABLE} WHERE fact_key > ${afterKey} ORDER BY fact_key LIMIT ${count}`,
     [after ?? "", limit],
   );
   return rows.map((row) => ({ key: row.fact_key, fact: rowToFact(row) }));
@@ -347,7 +347,7 @@ export async function relationClosure(
        ${seedRows}
        UNION
        SELECT f.t2, f.i2 FROM reach r JOIN ${FACT_TABLE} f ON ${relation} AND f.i0 = r.i AND f.t0 = r.t
-     ), subjects AS (SELECT t, i FROM reach LIMIT CAST(${sqlite ? "?" : "$3"} AS integer))
+     ), subjects AS (SELECT t, i FROM reach LIMIT CAST(${placeholders(db.engine, 3)[2]} AS integer))
      SELECT s.t AS st, s.i AS si, f.* FROM subjects s
        LEFT JOIN ${FACT_TABLE} f ON ${relation} AND f.i0 = s.i AND f.t0 = s.t`,
     params,

@@ -15,7 +15,7 @@ import { sqlite } from "../print/sqlite.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import type { Problem } from "../source/problems.js";
 import { StageError } from "../source/stage-error.js";
-import { openPglite, openPostgres, type SqlExecutor } from "./executor.js";
+import { openPglite, openPostgres, placeholders, type SqlExecutor } from "./executor.js";
 import {
   clearFacts,
   deleteExactFacts,
@@ -344,7 +344,7 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
       }
       const { version, row } = await db.transaction(async (tx) => {
         const [inserted] = await tx.query<{ version: string }>(
-          `INSERT INTO ${POLICY_TABLE} (src, filename) VALUES (${db.engine === "sqlite" ? "?, ?" : "$1, $2"}) RETURNING version`,
+          `INSERT INTO ${POLICY_TABLE} (src, filename) VALUES (${placeholders(db.engine, 2).join(", ")}) RETURNING version`,
           [toStoredText(src), filename === null ? null : toStoredText(filename)],
         );
         return { row: Number(inserted!.version), version: await bumpVersion(tx) };
