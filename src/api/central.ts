@@ -12,7 +12,7 @@ import { BudgetExceeded } from "../core/budget.js";
 import { compareCodePoints, type GroundFact, INTEGER_MAX, type Value } from "../core/value.js";
 import { answerByIteration, type FixpointBudget } from "../fixpoint/iterate.js";
 import { at, PlanError } from "../plan/errors.js";
-import { goalKey } from "../plan/goal.js";
+import { type Goal, goalKey } from "../plan/goal.js";
 import type { Plan } from "../plan/ir.js";
 import { PlanMissing, rememberPlan, withDeferredPlanning } from "../plan/plan.js";
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
@@ -147,10 +147,18 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
   }
 
   /** Plans being made, by goal: concurrent requests of one shape share one task. */
-  const inFlight = new Map<string, { missing: PlanMissing; outcome: Promise<Outcome> }>();
+  const inFlight = new Map<string, { missing: PlanRequest; outcome: Promise<Outcome> }>();
+  /**
+   * The goals planned last (the question shapes in use), oldest first: a new policy has them
+   * planned before it becomes active (`prepareFor`).
+   */
+  const recentGoals = new Map<string, { bindings: DataBindings; goal: Goal }>();
 
-  function planning(missing: PlanMissing): Promise<Outcome> {
+  function planning(missing: PlanRequest): Promise<Outcome> {
     const key = goalKey(missing.goal);
+    recentGoals.delete(key);
+    recentGoals.set(key, { bindings: missing.bindings, goal: missing.goal });
+    if (recentGoals.size > RECENT_GOALS) recentGoals.delete(recentGoals.keys().next().value!);
     const known = inFlight.get(key);
     if (
       known &&
@@ -197,6 +205,32 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       );
     }
   }
+
+  /**
+   * Called with a posted policy's program before it becomes active: every worker checks it,
+   * and the question shapes in use are planned for it, so that no question waits for a check
+   * or a plan after the switch. Plans not made within `PREPARE_MS` are remembered when they
+   * arrive. Without a pool, planning would hold the event loop: questions plan on demand.
+   */
+  async function prepareFor(program: Program): Promise<void> {
+    if (!pool) return;
+    pool.warm(program.sources);
+    const plans = [...recentGoals.values()].map(async ({ bindings, goal }) => {
+      try {
+        const outcome = await planning({ program, bindings, goal });
+        rememberPlan(program, bindings, goal, planOf(outcome, program.sources));
+      } catch {
+        // Refused (a budget, the deadline): the question that needs it plans it and says so.
+      }
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, PREPARE_MS);
+    });
+    await Promise.race([Promise.all(plans), waited]);
+    clearTimeout(timer);
+  }
+
   const answers = settings.answerCache === false ? null : createAnswerCache(settings.answerCache);
   let shapesAt = -1;
   let bindings = storeBindings([], store.dialect);
@@ -347,7 +381,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       });
       if (verdict.kind !== "policy") throw refusalOf(verdict);
       const suffix = verdict.warnings;
-      const outcome = await store.setPolicy(src, filename);
+      const outcome = await store.setPolicy(src, filename, prepareFor);
       return {
         status: outcome === "unchanged" ? 202 : 200,
         body: { message: `policy ${outcome}${suffix}` },
@@ -818,6 +852,14 @@ function countStrings(value: unknown, stop: number): number {
   }
   return count;
 }
+
+/** A goal to plan for a program and data bindings (a cache miss, or a shape in use). */
+type PlanRequest = Pick<PlanMissing, "program" | "bindings" | "goal">;
+
+/** How many question shapes in use a new policy has planned before it becomes active. */
+const RECENT_GOALS = 64;
+/** How long a policy post waits for those plans. */
+const PREPARE_MS = 1000;
 
 /** A plan made by the pool, or the planner's refusal to remember; other refusals are thrown. */
 function planOf(outcome: Outcome, sources: readonly SourceFile[]): Plan | PlanError {

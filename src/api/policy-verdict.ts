@@ -3,7 +3,7 @@
  * (docs/limits.md) and passes its own tests. Runs in a worker thread (src/api/worker.ts) so a
  * costly policy never holds the event loop; a refusal is the `ApiError` the client receives.
  */
-import { checkPolicy } from "../check/check.js";
+import { type CheckResult, checkPolicy } from "../check/check.js";
 import { BudgetExceeded, withBudget } from "../core/budget.js";
 import { runTests } from "../evaluate/test-runner.js";
 import { formatDiagnosticLine } from "../source/format.js";
@@ -21,12 +21,13 @@ export function judgePolicy(
   limits: Limits,
   now: bigint | null,
   failFast = false,
+  check: (sources: readonly SourceFile[]) => CheckResult = checkPolicy,
 ): string {
   const bytes = sources.reduce((total, file) => total + Buffer.byteLength(file.text), 0);
   if (bytes > limits.policyBytes) {
     throw limitError("policyBytes", limits.policyBytes, `the policy has ${bytes} bytes`);
   }
-  const checked = checkPolicy(sources);
+  const checked = check(sources);
   if (!checked.ok) {
     const errors = checked.diagnostics.filter((d) => d.severity === "error");
     const lines = errors.map((d) => formatDiagnosticLine(d, sources));

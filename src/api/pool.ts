@@ -9,6 +9,7 @@
 import { availableParallelism } from "node:os";
 import { type ResourceLimits, Worker } from "node:worker_threads";
 import { limitMessage } from "./limits.js";
+import type { SourceFile } from "../source/source.js";
 import { ApiError } from "./service.js";
 import { sourceWorkerUrl } from "./source-worker.js";
 import type { Outcome, Task } from "./work.js";
@@ -26,6 +27,11 @@ export interface PoolOptions {
 export interface WorkerPool {
   /** Runs the task within `deadlineMs` of a worker taking it. */
   run(task: Task, deadlineMs: number): Promise<Outcome>;
+  /**
+   * Has every worker, and each one started later, check this policy ahead of the plans that
+   * will need it (a worker checks a policy once: src/api/work.ts). Nothing is answered.
+   */
+  warm(sources: readonly SourceFile[]): void;
   close(): Promise<void>;
 }
 
@@ -83,6 +89,7 @@ export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
   };
   const slots: Slot[] = [];
   const queue: Job[] = [];
+  let warmWith: readonly SourceFile[] | null = null;
   let nextId = 0;
   let closed = false;
 
@@ -90,6 +97,8 @@ export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
     const worker = newWorker(limits);
     worker.unref();
     const slot: Slot = { worker, job: null, ready: false, retired: false };
+    // Queued until the worker listens; it checks the policy before its first task.
+    if (warmWith) worker.postMessage({ warm: warmWith });
     worker.on("message", (message: WorkerMessage) => {
       if (slot.retired) return;
       if ("ready" in message) {
@@ -172,6 +181,10 @@ export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
         queue.push(job);
         pump();
       });
+    },
+    warm(sources) {
+      warmWith = sources;
+      for (const slot of slots) slot.worker.postMessage({ warm: sources });
     },
     async close() {
       closed = true;

@@ -4,7 +4,7 @@
  * same `performTask` runs in a worker (src/api/worker.ts) or, without a pool, in place.
  */
 import type { DataBindings } from "../bindings/types.js";
-import { checkPolicy } from "../check/check.js";
+import { type CheckResult, checkPolicy } from "../check/check.js";
 import type { Program } from "../check/program.js";
 import { BudgetExceeded, withBudget } from "../core/budget.js";
 import { PlanError } from "../plan/errors.js";
@@ -46,18 +46,32 @@ export type Outcome =
       readonly body: Readonly<Record<string, unknown>>;
     };
 
-/** Checked programs by their sources' text: a worker plans many questions of one policy. */
-const programs = new Map<string, Program>();
+/**
+ * Checked policies by their sources' text: a worker judges a posted policy, is warmed with it
+ * before it becomes active, and plans many questions of it; each checks it once.
+ */
+const checkedPolicies = new Map<string, CheckResult>();
 
-function programOf(sources: readonly SourceFile[]): Program {
+function checkedPolicy(sources: readonly SourceFile[]): CheckResult {
   const key = JSON.stringify(sources.map((file) => [file.name, file.text]));
-  const known = programs.get(key);
+  const known = checkedPolicies.get(key);
   if (known) return known;
   const checked = checkPolicy(sources);
+  if (!checked.ok) return checked;
+  if (checkedPolicies.size >= 4) checkedPolicies.clear();
+  checkedPolicies.set(key, checked);
+  return checked;
+}
+
+function programOf(sources: readonly SourceFile[]): Program {
+  const checked = checkedPolicy(sources);
   if (!checked.ok) throw new ApiError(400, "the active policy does not check");
-  if (programs.size >= 4) programs.clear();
-  programs.set(key, checked.program);
   return checked.program;
+}
+
+/** Checks a policy into this thread's cache ahead of the plans that will need it. */
+export function warmPolicy(sources: readonly SourceFile[]): void {
+  checkedPolicy(sources);
 }
 
 /**
@@ -71,7 +85,7 @@ export function performTask(task: Task, checked: () => void = () => {}): Outcome
         const now = task.now === null ? null : BigInt(task.now);
         return {
           kind: "policy",
-          warnings: judgePolicy(task.sources, task.limits, now, task.failFast),
+          warnings: judgePolicy(task.sources, task.limits, now, task.failFast, checkedPolicy),
         };
       }
       case "plan": {

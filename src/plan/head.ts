@@ -4,7 +4,7 @@
  * `"delete"`); types prune through the subtype graph.
  */
 import { termValue } from "../check/facts.js";
-import type { Clause } from "../check/program.js";
+import { type Clause, isSubtype, type Program } from "../check/program.js";
 import { valuesEqual } from "../core/value.js";
 import type { Param, Variable } from "../polar/ast.js";
 import { type Adornment, freshVariable, type Planner } from "./context.js";
@@ -140,6 +140,7 @@ export function matchHead(
   clause: Clause,
   adornment: readonly Adornment[],
 ): HeadMatch | null {
+  if (!positionsMayMatch(planner.program, clause, adornment)) return null;
   let state: State = EMPTY_STATE;
   const outputs: HeadOutput[] = [];
   for (let index = 0; index < clause.params.length; index++) {
@@ -149,6 +150,35 @@ export function matchHead(
     outputs.push(matched.output);
   }
   return { state, outputs };
+}
+
+/**
+ * False when one head position alone refuses the call: a typed parameter given a value of
+ * another type, or a literal given another value. It allocates nothing, so a predicate with
+ * thousands of clauses for other types (docs/limits.md) costs a scan, not a state per clause.
+ * `matchParam` refuses every call this refuses; it decides the rest.
+ */
+function positionsMayMatch(
+  program: Program,
+  clause: Clause,
+  adornment: readonly Adornment[],
+): boolean {
+  for (let index = 0; index < clause.params.length; index++) {
+    const param = clause.params[index]!;
+    const wanted = adornment[index]!;
+    if (wanted.kind === "free") continue;
+    const given = wanted.kind === "bound" ? wanted.type : wanted.value.type;
+    if (param.kind === "typed") {
+      if (!isSubtype(program, given, param.type.name)) return false;
+      continue;
+    }
+    if (param.kind === "variable" || param.kind === "current_time") continue;
+    const value = termValue(param);
+    if (!value) continue;
+    if (wanted.kind === "literal" ? !valuesEqual(wanted.value, value) : given !== value.type)
+      return false;
+  }
+  return true;
 }
 
 /** A head position's output once the body is planned. */

@@ -2,6 +2,7 @@
  * The front end's entry point: text → tokens → items → CST → AST, with diagnostics.
  */
 import { EOF, type IToken } from "chevrotain";
+import { runSteps, type Steps } from "../core/steps.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import type { SourceFile, Span } from "../source/source.js";
 import type { Item, PolicyFile } from "./ast.js";
@@ -33,7 +34,16 @@ export interface ParseResult {
  * diagnostics; // []
  */
 export function parsePolicy(source: SourceFile): ParseResult {
+  return runSteps(parseSteps(source));
+}
+
+/**
+ * `parsePolicy` as steps (src/core/steps.ts): one after lexing, then one per item. Each item
+ * is parsed whole within its step, so other parses may run between steps.
+ */
+export function* parseSteps(source: SourceFile): Steps<ParseResult> {
   const { tokens, diagnostics: lexical } = lexPolicy(source);
+  yield;
   const diagnostics: Diagnostic[] = [...lexical];
   const builder = astBuilder(source, diagnostics);
   const items: Item[] = [];
@@ -46,6 +56,7 @@ export function parsePolicy(source: SourceFile): ParseResult {
       continue;
     }
     items.push(...parseItem(source, tokens, range, builder, diagnostics));
+    yield;
   }
   diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
   return {

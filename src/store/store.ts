@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { checkPolicy } from "../check/check.js";
+import { checkPolicyInSlices } from "../check/check.js";
 import { canonicalFact, canonicalValue, checkFact, checkFactValue } from "../check/facts.js";
 import type { Program } from "../check/program.js";
 import { formatFact, type GroundFact } from "../core/value.js";
@@ -95,8 +95,17 @@ export interface FactStore {
   readFacts(pattern: SparseFactPattern): Promise<GroundFact[]>;
   /** Deletes every fact, keeps the policy; returns the new data version. */
   clear(): Promise<number>;
-  /** Checks and stores a policy; an invalid policy is rejected and the active one stays. */
-  setPolicy(src: string, filename: string | null): Promise<"updated" | "unchanged">;
+  /**
+   * Checks and stores a policy; an invalid policy is rejected and the active one stays. The
+   * check gives the event loop back every few milliseconds. `prepare`, when given, is awaited
+   * with the checked program before it becomes active (the service plans the questions in
+   * use with it, so that none waits for planning after the switch).
+   */
+  setPolicy(
+    src: string,
+    filename: string | null,
+    prepare?: (program: Program) => Promise<void>,
+  ): Promise<"updated" | "unchanged">;
   policy(): Promise<StoredPolicy | null>;
   /** The checked active policy, or null when none was ever stored. */
   program(): Promise<Program | null>;
@@ -185,7 +194,9 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
       src: fromStoredText(row.src),
       filename: row.filename === null ? null : fromStoredText(row.filename),
     };
-    const checked = checkPolicy([{ name: policyFileName(policy.filename), text: policy.src }]);
+    const checked = await checkPolicyInSlices([
+      { name: policyFileName(policy.filename), text: policy.src },
+    ]);
     // A stored policy was valid when stored; it can only fail after an incompatible upgrade.
     if (!checked.ok)
       throw new Error(`stored policy no longer checks: ${checked.diagnostics[0]?.message}`);
@@ -323,10 +334,10 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
       await statistics.cleared();
       return version;
     },
-    async setPolicy(src, filename) {
+    async setPolicy(src, filename, prepare) {
       const current = await loadActiveFresh();
       if (current && current.policy.src === src) return "unchanged";
-      const checked = checkPolicy([{ name: policyFileName(filename), text: src }]);
+      const checked = await checkPolicyInSlices([{ name: policyFileName(filename), text: src }]);
       if (!checked.ok) {
         const errors = checked.diagnostics.filter((d) => d.severity === "error");
         const first = errors[0];
@@ -342,6 +353,7 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
           first?.message ?? "invalid policy",
         );
       }
+      await prepare?.(checked.program);
       const { version, row } = await db.transaction(async (tx) => {
         const [inserted] = await tx.query<{ version: string }>(
           `INSERT INTO ${POLICY_TABLE} (src, filename) VALUES (${placeholders(db.engine, 2).join(", ")}) RETURNING version`,
