@@ -8,8 +8,8 @@
  */
 import { availableParallelism } from "node:os";
 import { type ResourceLimits, Worker } from "node:worker_threads";
-import { limitMessage } from "./limits.js";
 import type { SourceFile } from "../source/source.js";
+import { limitMessage } from "./limits.js";
 import { ApiError } from "./service.js";
 import { sourceWorkerUrl } from "./source-worker.js";
 import type { Outcome, Task } from "./work.js";
