@@ -4,9 +4,8 @@
  * presented as data bindings (store/bindings.ts), and executed in the store.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { DataBindingsError } from "../bindings/parse.js";
 import type { DataBindings } from "../bindings/types.js";
-import { checkPolicy, PolicyError } from "../check/check.js";
+import { checkPolicy } from "../check/check.js";
 import { type Program, predicateKey } from "../check/program.js";
 import { BudgetExceeded } from "../core/budget.js";
 import { compareCodePoints, type GroundFact, INTEGER_MAX, type Value } from "../core/value.js";
@@ -16,7 +15,6 @@ import { type Goal, goalKey } from "../plan/goal.js";
 import type { Plan } from "../plan/ir.js";
 import { PlanMissing, rememberPlan, withDeferredPlanning } from "../plan/plan.js";
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
-import { LiteralError } from "../print/postgres-literal.js";
 import type { Statement } from "../print/statement.js";
 import type { SourceFile } from "../source/source.js";
 import { StageError } from "../source/stage-error.js";
@@ -29,7 +27,7 @@ import {
   matchingFactsOfEach,
   readShapes,
 } from "../store/facts.js";
-import { type FactStore, openStore, StoreError, type StoreOptions } from "../store/store.js";
+import { type FactStore, openStore, type StoreOptions } from "../store/store.js";
 import { type AnswerCacheLimits, createAnswerCache } from "./answer-cache.js";
 import { type CompatEndpoints, compatEndpoints } from "./compat.js";
 import { checkContextFacts } from "./context-facts.js";
