@@ -40,7 +40,7 @@ import {
   type LocalOptions,
   listQuery,
 } from "./local.js";
-import { createWorkerPool } from "./pool.js";
+import { createWorkerPool, type WorkerPool } from "./pool.js";
 import {
   actionsQuestion,
   authorizeQuestion,
@@ -106,6 +106,11 @@ export interface ServiceSettings extends Pick<LocalOptions, "now"> {
   readonly fixpointBudget?: FixpointBudget;
   readonly limits?: Partial<Limits>;
   readonly workers?: number;
+  /**
+   * A pool to judge policies and plan questions in, instead of one of `workers` threads of
+   * its own; the service does not close it.
+   */
+  readonly pool?: WorkerPool;
 }
 
 /**
@@ -137,7 +142,9 @@ const EMPTY_PROGRAM: Program = (() => {
 export function serviceOver(store: FactStore, settings: ServiceSettings = {}): PolarService {
   const clock: Pick<LocalOptions, "now"> = settings.now ? { now: settings.now } : {};
   const limits = resolveLimits(settings.limits);
-  const pool = settings.workers === 0 ? null : createWorkerPool({ size: settings.workers });
+  const ownPool =
+    settings.pool || settings.workers === 0 ? null : createWorkerPool({ size: settings.workers });
+  const pool = settings.pool ?? ownPool;
 
   /** A task in the pool within the request deadline, or in place without a pool. */
   async function perform(task: Task): Promise<Outcome> {
@@ -629,7 +636,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     catchUp: (version) => store.catchUp(version),
 
     async close() {
-      await pool?.close();
+      await ownPool?.close();
       await store.close();
     },
   };
