@@ -160,13 +160,19 @@ describe("budgets name the limit, its value and the setting", () => {
       { length: k },
       (_, i) => `(has_relation(d, "a${i}", u) or has_relation(d, "b${i}", u))`,
     ).join(" and ")};\n`;
-  /** Each `or` binds `x<i>`, read after it: still multiplied out, 2^k branches. */
-  const flowingOrPolicy = (k: number) =>
+  /**
+   * k predicates of two rules each, all called in one body: still multiplied out when inlined,
+   * 2^k branches (an `or` is planned whole: test/local-or.test.ts).
+   */
+  const twoRuleCalls = (k: number) =>
     `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
       { length: k },
+      (_, i) => `either${i}(d, u)`,
+    ).join(" and ")};\n${Array.from(
+      { length: k },
       (_, i) =>
-        `x${i} matches User and (has_relation(d, "a${i}", x${i}) or has_relation(d, "b${i}", x${i})) and has_relation(d, "c${i}", x${i})`,
-    ).join(" and ")} and has_relation(d, "owner", u);\n`;
+        `either${i}(d: Doc, u: User) if has_relation(d, "a${i}", u);\neither${i}(d: Doc, u: User) if has_relation(d, "b${i}", u);\n`,
+    ).join("")}`;
   const authorize = (service: PolarService) =>
     service.authorize({
       actor_type: "User",
@@ -196,7 +202,7 @@ describe("budgets name the limit, its value and the setting", () => {
   });
 
   it("branches after expanding `or`: 422 over the limit; a small expansion answers", async () => {
-    const refused = await serviceWith(flowingOrPolicy(14), { limits: { branches: 1000 } });
+    const refused = await serviceWith(twoRuleCalls(14), { limits: { branches: 1000 } });
     const { status, message } = await refusal(authorize(refused));
     expect(status).toBe(422);
     expect(message).toContain("1000 branches");
@@ -212,7 +218,7 @@ describe("budgets name the limit, its value and the setting", () => {
   });
 
   it("planner steps: 422 naming `--max-plan-steps`", async () => {
-    const service = await serviceWith(flowingOrPolicy(6), { limits: { planSteps: 50 } });
+    const service = await serviceWith(twoRuleCalls(6), { limits: { planSteps: 50 } });
     const { status, message } = await refusal(authorize(service));
     expect(status).toBe(422);
     expect(message).toMatch(/limit of 50 planner steps .*`--max-plan-steps`/);
@@ -221,7 +227,7 @@ describe("budgets name the limit, its value and the setting", () => {
   it("the per-request deadline: 422 naming `--request-timeout-ms`, then the service answers again", async () => {
     // Planning this policy takes tens of seconds; the deadline leaves the two policy posts
     // (checked in a worker within it) room on a loaded machine.
-    const service = await serviceWith(flowingOrPolicy(16), {
+    const service = await serviceWith(twoRuleCalls(14), {
       limits: { requestMs: 1000, branches: 1_000_000, planSteps: 100_000_000 },
     });
     const { status, message } = await refusal(authorize(service));

@@ -51,12 +51,19 @@ const orPolicy = (k: number) =>
     { length: k },
     (_, i) => `(has_relation(d, "a${i}", u) or has_relation(d, "b${i}", u))`,
   ).join(" and ")};\n`;
-/** Each `or` binds `x<i>`, read after it: still multiplied out (docs/limits.md). */
+/** Each `or` binds `x<i>`, which another atom binds too: planned whole once it has. */
 const flowingOrPolicy = (k: number) =>
   `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
     { length: k },
     (_, i) =>
       `x${i} matches User and (has_relation(d, "a${i}", x${i}) or has_relation(d, "b${i}", x${i})) and has_relation(d, "c${i}", x${i})`,
+  ).join(" and ")} and has_relation(d, "owner", u);\n`;
+/** Each `or` alone binds `x<i>`, which only a filter reads: still multiplied out (docs/limits.md). */
+const filteredOrPolicy = (k: number) =>
+  `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
+    { length: k },
+    (_, i) =>
+      `x${i} matches User and (has_relation(d, "a${i}", x${i}) or has_relation(d, "b${i}", x${i})) and x${i} != u`,
   ).join(" and ")} and has_relation(d, "owner", u);\n`;
 const manyRules = (n: number) =>
   `${BASE}${Array.from({ length: n }, (_, i) => `has_role(u: User, "viewer", d: Doc) if has_relation(d, "r${i}", u);`).join("\n")}\n`;
@@ -157,6 +164,13 @@ const CASES: readonly Case[] = [
   {
     name: "authorize under (x or y) and ... x14, each binding a variable read after it",
     policy: flowingOrPolicy(14),
+    method: "POST",
+    path: "/api/authorize",
+    body: () => JSON.stringify(docQuestion),
+  },
+  {
+    name: "authorize under (x or y) and ... x14, each alone binding a variable a filter reads",
+    policy: filteredOrPolicy(14),
     method: "POST",
     path: "/api/authorize",
     body: () => JSON.stringify(docQuestion),

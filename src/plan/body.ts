@@ -32,6 +32,7 @@ import {
   termsEqual,
   termType,
 } from "./ir.js";
+import { fuseOrFilters } from "./or-filters.js";
 import {
   addConditions,
   bindVariable,
@@ -71,9 +72,10 @@ export function planBody(
   state: State,
   body: Expr,
 ): State[] {
-  const scope: Scope = { clause, ...analyseVariables(clause, body) };
-  const typed = constrainByComparisons(planner, state, body);
-  return typed ? planExpr(planner, scope, typed, body) : [];
+  const fused = fuseOrFilters(clause, body);
+  const scope: Scope = { clause, ...analyseVariables(clause, fused) };
+  const typed = constrainByComparisons(planner, state, fused);
+  return typed ? planExpr(planner, scope, typed, fused) : [];
 }
 
 /** The states in which `expr` holds, extending `state` (see `planBody`). */
@@ -114,6 +116,20 @@ function priority(planner: Planner, state: State, atom: Expr): number {
   }
 }
 
+/** After every other kind of atom (calls are 3, recursive calls 4). */
+const AFTER_BINDERS = 5;
+
+/**
+ * An `or` of a rule that shares an unbound variable with the rest of the rule waits for the
+ * atoms that may bind it: bound, it is kept whole (`planOr`); planned first, it would multiply
+ * the rest of the conjunction by its branches, 2^k branches for k such `or`s.
+ */
+function orWaitsForBinders(scope: Scope, state: State, atom: Or): boolean {
+  if (scope.clause === null) return false;
+  const shared = scope.outerOfOr.get(atom);
+  return shared !== undefined && [...shared].some((name) => slotOf(state, name).term === null);
+}
+
 function allBound(state: State, terms: readonly AstTerm[]): boolean {
   return terms.every((term) => term.kind !== "variable" || slotOf(state, term.name).term !== null);
 }
@@ -146,7 +162,9 @@ function planConjunction(
           ? unboundVariable(state, atom, scope) === null
             ? 1
             : NOT_READY
-          : priority(planner, state, atom);
+          : atom.kind === "or" && orWaitsForBinders(scope, state, atom)
+            ? AFTER_BINDERS
+            : priority(planner, state, atom);
       return { atom, index, rank };
     })
     .filter((entry) => entry.rank !== NOT_READY)

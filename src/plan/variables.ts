@@ -29,8 +29,7 @@ export function analyseVariables(clause: Clause | null, body: Expr): VariableUse
   const ors: Or[] = [];
   walkVariables(body, (name) => count(name, total), nots, ors);
   const outerOf = (expr: Expr) => {
-    const inside = new Map<string, number>();
-    walkVariables(expr, (name) => count(name, inside), [], []);
+    const inside = variableCounts(expr);
     const outer = new Set<string>();
     for (const [name, n] of inside) if ((total.get(name) ?? 0) > n) outer.add(name);
     return outer;
@@ -40,6 +39,31 @@ export function analyseVariables(clause: Clause | null, body: Expr): VariableUse
     outerOfOr: new Map(ors.map((or) => [or, outerOf(or)])),
     occurrences: total,
   };
+}
+
+/** How often each named variable (not `_`) occurs in `expr`. */
+export function variableCounts(expr: Expr): Map<string, number> {
+  const counts = new Map<string, number>();
+  walkVariables(
+    expr,
+    (name) => {
+      if (name !== "_") counts.set(name, (counts.get(name) ?? 0) + 1);
+    },
+    [],
+    [],
+  );
+  return counts;
+}
+
+/** How often each named variable occurs in the clause's head. */
+export function headCounts(clause: Clause | null): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const param of clause?.params ?? []) {
+    const name =
+      param.kind === "typed" ? param.variable.name : param.kind === "variable" ? param.name : "_";
+    if (name !== "_") counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return counts;
 }
 
 function walkVariables(expr: Expr, visit: (name: string) => void, nots: Not[], ors: Or[]): void {
