@@ -9,6 +9,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceOver } from "../src/api/central.js";
+import { resolveLimits } from "../src/api/limits.js";
 import { createWorkerPool, type WorkerPool } from "../src/api/pool.js";
 import type { PolarService } from "../src/api/service.js";
 import type { Task } from "../src/api/work.js";
@@ -97,9 +98,10 @@ function recording(pool: WorkerPool) {
   const tasks: string[] = [];
   const warmed: string[] = [];
   const recorder: WorkerPool = {
-    run(task: Task, deadlineMs: number) {
-      tasks.push(task.kind === "plan" ? `plan ${task.goal.calls[0]?.name}` : task.kind);
-      return pool.run(task, deadlineMs);
+    run(task: Task, deadlineMs: number, background?: boolean) {
+      const what = task.kind === "plan" ? `plan ${task.goal.calls[0]?.name}` : task.kind;
+      tasks.push(background ? `${what} ahead` : what);
+      return pool.run(task, deadlineMs, background);
     },
     warm(sources) {
       warmed.push(sources.map((file) => file.text).join(""));
@@ -165,7 +167,7 @@ describe("a policy switch", () => {
     const src = manyRules(500);
     const reply = await service.postPolicy({ src, filename: "many.polar" }, {});
     expect(reply.status).toBe(200);
-    expect(record.tasks.sort()).toEqual(["plan allow", "plan allow", "policy"]);
+    expect(record.tasks.sort()).toEqual(["plan allow ahead", "plan allow ahead", "policy"]);
     expect(record.warmed).toEqual([src]);
 
     record.reset();
@@ -196,5 +198,43 @@ describe("a policy switch", () => {
     expect(await allowed("Folder", "f1")).toBe(true);
     const reply = await service.actions({ ...question("Folder", "f1"), action: undefined });
     expect(reply.body).toEqual({ results: ["read"] });
+  });
+});
+
+describe("background tasks in the pool", () => {
+  it("never take the last free worker, and queue behind every other task", async () => {
+    const pool = createWorkerPool({ size: 2 });
+    try {
+      const finished: string[] = [];
+      const judge = (text: string, name: string, background: boolean) =>
+        pool
+          .run(
+            {
+              kind: "policy",
+              sources: [{ name: `${name}.polar`, text }],
+              limits: resolveLimits({}),
+              now: null,
+              failFast: false,
+            },
+            60_000,
+            background,
+          )
+          .then((outcome) => {
+            finished.push(name);
+            return outcome;
+          });
+      // Both workers started and idle.
+      await Promise.all([judge(BASE, "start1", false), judge(BASE, "start2", false)]);
+      finished.length = 0;
+      const slow = manyRules(3000);
+      const ahead = [1, 2, 3].map((i) => judge(`${slow}# ${i}\n`, `ahead${i}`, true));
+      const asked = judge(BASE, "asked", false);
+      await Promise.all([...ahead, asked]);
+      // The question's task took the worker no background task may hold, and finished first.
+      expect(finished[0]).toBe("asked");
+      expect(finished.slice(1)).toEqual(["ahead1", "ahead2", "ahead3"]);
+    } finally {
+      await pool.close();
+    }
   });
 });

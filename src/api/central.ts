@@ -151,19 +151,24 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     return pool ? pool.run(task, limits.requestMs) : performTask(task);
   }
 
-  /** Plans being made, by goal: concurrent requests of one shape share one task. */
-  const inFlight = new Map<string, { missing: PlanRequest; outcome: Promise<Outcome> }>();
   /**
-   * The goals planned last (the question shapes in use), oldest first: a new policy has them
-   * planned before it becomes active (`prepareFor`).
+   * The goals used last (the question shapes in use), least recent first: a new policy has
+   * them planned before it becomes active (`prepareFor`).
    */
   const recentGoals = new Map<string, { bindings: DataBindings; goal: Goal }>();
 
+  function noteGoal(bindings: DataBindings, goal: Goal): void {
+    const key = goalKey(goal);
+    recentGoals.delete(key);
+    recentGoals.set(key, { bindings, goal });
+    if (recentGoals.size > RECENT_GOALS) recentGoals.delete(recentGoals.keys().next().value!);
+  }
+
+  /** Plans being made, by goal: concurrent requests of one shape share one task. */
+  const inFlight = new Map<string, { missing: PlanRequest; outcome: Promise<Outcome> }>();
   function planning(missing: PlanRequest): Promise<Outcome> {
     const key = goalKey(missing.goal);
-    recentGoals.delete(key);
-    recentGoals.set(key, { bindings: missing.bindings, goal: missing.goal });
-    if (recentGoals.size > RECENT_GOALS) recentGoals.delete(recentGoals.keys().next().value!);
+    noteGoal(missing.bindings, missing.goal);
     const known = inFlight.get(key);
     if (
       known &&
@@ -213,16 +218,18 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
 
   /**
    * Called with a posted policy's program before it becomes active: every worker checks it,
-   * and the question shapes in use are planned for it, so that no question waits for a check
-   * or a plan after the switch. Plans not made within `PREPARE_MS` are remembered when they
-   * arrive. Without a pool, planning would hold the event loop: questions plan on demand.
+   * and the question shapes used last are planned for it, most recent first, as background
+   * tasks (src/api/pool.ts: a question's own plan never waits behind them). The post waits
+   * `PREPARE_MS` at most; plans made later are remembered when they arrive. Without a pool,
+   * planning would hold the event loop: questions plan on demand.
    */
   async function prepareFor(program: Program): Promise<void> {
     if (!pool) return;
     pool.warm(program.sources);
-    const plans = [...recentGoals.values()].map(async ({ bindings, goal }) => {
+    const plans = [...recentGoals.values()].reverse().map(async ({ bindings, goal }) => {
+      const task: Task = { kind: "plan", sources: program.sources, bindings, goal, limits };
       try {
-        const outcome = await planning({ program, bindings, goal });
+        const outcome = await pool.run(task, limits.requestMs, true);
         rememberPlan(program, bindings, goal, planOf(outcome, program.sources));
       } catch {
         // Refused (a budget, the deadline): the question that needs it plans it and says so.
@@ -294,6 +301,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     try {
       statement = await offLoop(() => {
         const asked = question(program, bindings);
+        noteGoal(bindings, asked.goal);
         // A param list is one array parameter (src/print/statement.ts `longestList`).
         const options = {
           ...clock,

@@ -25,8 +25,12 @@ export interface PoolOptions {
 }
 
 export interface WorkerPool {
-  /** Runs the task within `deadlineMs` of a worker taking it. */
-  run(task: Task, deadlineMs: number): Promise<Outcome>;
+  /**
+   * Runs the task within `deadlineMs` of a worker taking it. A `background` task (planning
+   * ahead) waits behind every other task, and never takes the last free worker of a pool of
+   * two or more, so that a question's own plan is never queued behind one.
+   */
+  run(task: Task, deadlineMs: number, background?: boolean): Promise<Outcome>;
   /**
    * Has every worker, and each one started later, check this policy ahead of the plans that
    * will need it (a worker checks a policy once: src/api/work.ts). Nothing is answered.
@@ -42,6 +46,7 @@ interface Job {
   readonly id: number;
   readonly task: Task;
   readonly deadlineMs: number;
+  readonly background: boolean;
   readonly resolve: (outcome: Outcome) => void;
   readonly reject: (error: unknown) => void;
   timer: ReturnType<typeof setTimeout> | null;
@@ -141,6 +146,10 @@ export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
 
   function pump(): void {
     while (queue.length > 0 && !closed) {
+      if (queue[0]!.background) {
+        const running = slots.filter((s) => s.job?.background).length;
+        if (running >= Math.max(1, size - 1)) return;
+      }
       const slot = slots.find((s) => s.ready && s.job === null);
       if (!slot) {
         if (slots.length < size) slots.push(spawn());
@@ -173,12 +182,16 @@ export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
   }
 
   return {
-    run(task, deadlineMs) {
+    run(task, deadlineMs, background = false) {
       if (closed) return Promise.reject(new ApiError(503, "the service is shutting down"));
       return new Promise<Outcome>((resolve, reject) => {
-        const job: Job = { id: nextId++, task, deadlineMs, resolve, reject, timer: null };
+        const id = nextId++;
+        const job: Job = { id, task, deadlineMs, background, resolve, reject, timer: null };
         job.timer = setTimeout(() => waitedTooLong(job), deadlineMs + QUEUE_GRACE_MS);
-        queue.push(job);
+        // Background jobs queue last; others go before the first of them.
+        const firstBackground = queue.findIndex((queued) => queued.background);
+        if (background || firstBackground < 0) queue.push(job);
+        else queue.splice(firstBackground, 0, job);
         pump();
       });
     },
