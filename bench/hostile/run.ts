@@ -65,6 +65,16 @@ const filteredOrPolicy = (k: number) =>
     (_, i) =>
       `x${i} matches User and (has_relation(d, "a${i}", x${i}) or has_relation(d, "b${i}", x${i})) and x${i} != u`,
   ).join(" and ")} and has_relation(d, "owner", u);\n`;
+/** k predicates of two rules each, all called in one body: inlined, 2^k branches (docs/limits.md). */
+const twoRuleCalls = (k: number) =>
+  `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
+    { length: k },
+    (_, i) => `either${i}(d, u)`,
+  ).join(" and ")};\n${Array.from(
+    { length: k },
+    (_, i) =>
+      `either${i}(d: Doc, u: User) if has_relation(d, "a${i}", u);\neither${i}(d: Doc, u: User) if has_relation(d, "b${i}", u);\n`,
+  ).join("")}`;
 const manyRules = (n: number) =>
   `${BASE}${Array.from({ length: n }, (_, i) => `has_role(u: User, "viewer", d: Doc) if has_relation(d, "r${i}", u);`).join("\n")}\n`;
 const chain = (n: number) =>
@@ -171,6 +181,13 @@ const CASES: readonly Case[] = [
   {
     name: "authorize under (x or y) and ... x14, each alone binding a variable a filter reads",
     policy: filteredOrPolicy(14),
+    method: "POST",
+    path: "/api/authorize",
+    body: () => JSON.stringify(docQuestion),
+  },
+  {
+    name: "authorize under 14 calls of predicates with two rules each",
+    policy: twoRuleCalls(14),
     method: "POST",
     path: "/api/authorize",
     body: () => JSON.stringify(docQuestion),
