@@ -161,17 +161,18 @@ describe("budgets name the limit, its value and the setting", () => {
       (_, i) => `(has_relation(d, "a${i}", u) or has_relation(d, "b${i}", u))`,
     ).join(" and ")};\n`;
   /**
-   * k predicates of two rules each, all called in one body: still multiplied out when inlined,
-   * 2^k branches (an `or` is planned whole: test/local-or.test.ts).
+   * k calls of two-rule predicates, each binding a variable a filter reads: still multiplied
+   * out, 2^k branches (`or`s and calls with bound arguments are kept whole:
+   * test/local-or.test.ts).
    */
-  const twoRuleCalls = (k: number) =>
+  const bindingCalls = (k: number) =>
     `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
       { length: k },
-      (_, i) => `either${i}(d, u)`,
+      (_, i) => `pick${i}(d, x${i}) and x${i} != u`,
     ).join(" and ")};\n${Array.from(
       { length: k },
       (_, i) =>
-        `either${i}(d: Doc, u: User) if has_relation(d, "a${i}", u);\neither${i}(d: Doc, u: User) if has_relation(d, "b${i}", u);\n`,
+        `pick${i}(d: Doc, x: User) if has_relation(d, "a${i}", x);\npick${i}(d: Doc, x: User) if has_relation(d, "b${i}", x);\n`,
     ).join("")}`;
   const authorize = (service: PolarService) =>
     service.authorize({
@@ -202,7 +203,7 @@ describe("budgets name the limit, its value and the setting", () => {
   });
 
   it("branches after expanding `or`: 422 over the limit; a small expansion answers", async () => {
-    const refused = await serviceWith(twoRuleCalls(14), { limits: { branches: 1000 } });
+    const refused = await serviceWith(bindingCalls(14), { limits: { branches: 1000 } });
     const { status, message } = await refusal(authorize(refused));
     expect(status).toBe(422);
     expect(message).toContain("1000 branches");
@@ -218,7 +219,7 @@ describe("budgets name the limit, its value and the setting", () => {
   });
 
   it("planner steps: 422 naming `--max-plan-steps`", async () => {
-    const service = await serviceWith(twoRuleCalls(6), { limits: { planSteps: 50 } });
+    const service = await serviceWith(bindingCalls(6), { limits: { planSteps: 50 } });
     const { status, message } = await refusal(authorize(service));
     expect(status).toBe(422);
     expect(message).toMatch(/limit of 50 planner steps .*`--max-plan-steps`/);
@@ -227,7 +228,7 @@ describe("budgets name the limit, its value and the setting", () => {
   it("the per-request deadline: 422 naming `--request-timeout-ms`, then the service answers again", async () => {
     // Planning this policy takes tens of seconds; the deadline leaves the two policy posts
     // (checked in a worker within it) room on a loaded machine.
-    const service = await serviceWith(twoRuleCalls(14), {
+    const service = await serviceWith(bindingCalls(14), {
       limits: { requestMs: 1000, branches: 1_000_000, planSteps: 100_000_000 },
     });
     const { status, message } = await refusal(authorize(service));

@@ -65,7 +65,7 @@ const filteredOrPolicy = (k: number) =>
     (_, i) =>
       `x${i} matches User and (has_relation(d, "a${i}", x${i}) or has_relation(d, "b${i}", x${i})) and x${i} != u`,
   ).join(" and ")} and has_relation(d, "owner", u);\n`;
-/** k predicates of two rules each, all called in one body: inlined, 2^k branches (docs/limits.md). */
+/** k predicates of two rules each, called with bound arguments: kept whole past 64 branches. */
 const twoRuleCalls = (k: number) =>
   `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
     { length: k },
@@ -74,6 +74,16 @@ const twoRuleCalls = (k: number) =>
     { length: k },
     (_, i) =>
       `either${i}(d: Doc, u: User) if has_relation(d, "a${i}", u);\neither${i}(d: Doc, u: User) if has_relation(d, "b${i}", u);\n`,
+  ).join("")}`;
+/** k calls of two-rule predicates, each binding a variable: inlined, 2^k branches (docs/limits.md). */
+const bindingCalls = (k: number) =>
+  `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
+    { length: k },
+    (_, i) => `pick${i}(d, x${i}) and x${i} != u`,
+  ).join(" and ")};\n${Array.from(
+    { length: k },
+    (_, i) =>
+      `pick${i}(d: Doc, x: User) if has_relation(d, "a${i}", x);\npick${i}(d: Doc, x: User) if has_relation(d, "b${i}", x);\n`,
   ).join("")}`;
 const manyRules = (n: number) =>
   `${BASE}${Array.from({ length: n }, (_, i) => `has_role(u: User, "viewer", d: Doc) if has_relation(d, "r${i}", u);`).join("\n")}\n`;
@@ -188,6 +198,13 @@ const CASES: readonly Case[] = [
   {
     name: "authorize under 14 calls of predicates with two rules each",
     policy: twoRuleCalls(14),
+    method: "POST",
+    path: "/api/authorize",
+    body: () => JSON.stringify(docQuestion),
+  },
+  {
+    name: "authorize under 14 calls of two-rule predicates, each binding a variable",
+    policy: bindingCalls(14),
     method: "POST",
     path: "/api/authorize",
     body: () => JSON.stringify(docQuestion),

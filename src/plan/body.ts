@@ -80,7 +80,7 @@ export function planBody(
 
 /** The states in which `expr` holds, extending `state` (see `planBody`). */
 export function planExpr(planner: Planner, scope: Scope, state: State, expr: Expr): State[] {
-  return planConjunction(planner, scope, state, flattenAnd(expr));
+  return planConjunction(planner, scope, state, flattenAnd(expr), 1);
 }
 
 /** The rule a scope plans, for messages; null for the question. */
@@ -149,11 +149,13 @@ function planConjunction(
   scope: Scope,
   start: State,
   atoms: readonly Expr[],
+  /** How many states the atoms planned before these in this conjunction made of one. */
+  fanout: number,
 ): State[] {
   if (atoms.length === 0) return [start];
   spendPlanStep();
   const typed = typeByComparisons(planner, start, atoms);
-  if (typed) return typed.flatMap((state) => planConjunction(planner, scope, state, atoms));
+  if (typed) return typed.flatMap((state) => planConjunction(planner, scope, state, atoms, fanout));
   const state = start;
   const ranked = atoms
     .map((atom, index) => {
@@ -182,7 +184,7 @@ function planConjunction(
   for (const { atom, index } of ranked) {
     let results: State[];
     try {
-      results = planAtom(planner, scope, state, atom, atoms.length === 1);
+      results = planAtom(planner, scope, state, atom, atoms.length === 1, fanout);
     } catch (error) {
       const retriable = atom.kind === "call" || atom.kind === "or" || atom.kind === "and";
       if (!(error instanceof RetriableError) || !retriable) throw error;
@@ -192,7 +194,8 @@ function planConjunction(
     const rest = atoms.filter((_, i) => i !== index);
     const states: State[] = [];
     for (const next of results) {
-      for (const done of planConjunction(planner, scope, next, rest)) states.push(done);
+      for (const done of planConjunction(planner, scope, next, rest, fanout * results.length))
+        states.push(done);
       checkBranches(states.length);
     }
     return states;
@@ -224,6 +227,7 @@ function planAtom(
   state: State,
   atom: Expr,
   last: boolean,
+  fanout: number,
 ): State[] {
   const program = planner.program;
   switch (atom.kind) {
@@ -246,9 +250,9 @@ function planAtom(
     case "or":
       return planOr(planner, scope, state, atom, last);
     case "and":
-      return planConjunction(planner, scope, state, atom.operands.flatMap(flattenAnd));
+      return planConjunction(planner, scope, state, atom.operands.flatMap(flattenAnd), fanout);
     case "call":
-      return planCallAtom(planner, scope, state, atom);
+      return planCallAtom(planner, scope, state, atom, last, fanout);
     default: {
       const _never: never = atom;
       return _never;
@@ -256,7 +260,36 @@ function planAtom(
   }
 }
 
-function planCallAtom(planner: Planner, scope: Scope, state: State, call: Call): State[] {
+/**
+ * A call multiplies the rest of its conjunction by its branches (the clauses it inlines). Past
+ * `WHOLE_AFTER` states in one conjunction, a call whose arguments are all bound is kept whole
+ * instead, as one `EXISTS (… UNION ALL …)` condition, like an `or` (`planOr`): k calls of
+ * two-rule predicates then make at most 64 branches, not 2^k. Below it, calls are inlined as
+ * ever, so ordinary policies print the same SQL.
+ */
+const WHOLE_AFTER = 64;
+
+function planCallAtom(
+  planner: Planner,
+  scope: Scope,
+  state: State,
+  call: Call,
+  last: boolean,
+  fanout: number,
+): State[] {
+  const states = planCallInlined(planner, scope, state, call);
+  const whole =
+    states.length > 1 &&
+    fanout * states.length > WHOLE_AFTER &&
+    !last &&
+    scope.clause !== null &&
+    call.args.every((arg) => resolveTerm(planner, state, arg).kind === "term");
+  if (!whole) return states;
+  const inner: State = { ...state, sources: [], conditions: [] };
+  return keepWhole(state, planCallInlined(planner, scope, inner, call));
+}
+
+function planCallInlined(planner: Planner, scope: Scope, state: State, call: Call): State[] {
   const args = call.args.map((arg) => resolveTerm(planner, state, arg));
   // Arguments nobody reads again (`_`, names used once) may hold values of any type. Question
   // variables are always read (they are the answer).
@@ -382,18 +415,27 @@ function planOr(planner: Planner, scope: Scope, state: State, atom: Or, last: bo
   const inner: State = { ...state, sources: [], conditions: [] };
   const states = atom.operands.flatMap((operand) => planExpr(planner, scope, inner, operand));
   checkBranches(states.length);
-  if (states.length === 0) return [];
-  if (states.some((s) => s.sources.length === 0 && s.conditions.length === 0)) return [state];
+  return keepWhole(state, states);
+}
+
+/**
+ * `state` with one `EXISTS` over `alternatives` (states planned from `state` without its
+ * sources and conditions, binding nothing `state` reads after), or `state` extended by each
+ * of them when one reads its own recursion.
+ */
+function keepWhole(state: State, alternatives: readonly State[]): State[] {
+  if (alternatives.length === 0) return [];
+  if (alternatives.some((s) => s.sources.length === 0 && s.conditions.length === 0)) return [state];
   // A recursive reference must stay at the top of its CTE's step: multiplied out.
-  if (states.some((s) => readsSelf(s.sources, s.conditions))) {
-    return states.map((s) =>
+  if (alternatives.some((s) => readsSelf(s.sources, s.conditions))) {
+    return alternatives.map((s) =>
       addConditions(
         { ...state, sources: [...state.sources, ...s.sources], vars: s.vars, links: s.links },
         s.conditions,
       ),
     );
   }
-  const branches: Branch[] = states.map((s) => ({
+  const branches: Branch[] = alternatives.map((s) => ({
     sources: s.sources,
     conditions: s.conditions,
     outputs: [],
