@@ -4,6 +4,7 @@
  * where the answer is the point; bench/hostile/run.ts measures the times at full size.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { bindingCalls, conjunctionOfOrs } from "../bench/hostile/policies.js";
 import { createService, type ServiceOptions } from "../src/api/central.js";
 import { ApiError, type PolarService } from "../src/api/service.js";
 import { createApp } from "../src/http/app.js";
@@ -155,25 +156,6 @@ has_role(_: User, "viewer", d: Doc) if step0(d);
 });
 
 describe("budgets name the limit, its value and the setting", () => {
-  const orPolicy = (k: number) =>
-    `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
-      { length: k },
-      (_, i) => `(has_relation(d, "a${i}", u) or has_relation(d, "b${i}", u))`,
-    ).join(" and ")};\n`;
-  /**
-   * k calls of two-rule predicates, each binding a variable a filter reads: still multiplied
-   * out, 2^k branches (`or`s and calls with bound arguments are kept whole:
-   * test/local-or.test.ts).
-   */
-  const bindingCalls = (k: number) =>
-    `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
-      { length: k },
-      (_, i) => `pick${i}(d, x${i}) and x${i} != u`,
-    ).join(" and ")};\n${Array.from(
-      { length: k },
-      (_, i) =>
-        `pick${i}(d: Doc, x: User) if has_relation(d, "a${i}", x);\npick${i}(d: Doc, x: User) if has_relation(d, "b${i}", x);\n`,
-    ).join("")}`;
   const authorize = (service: PolarService) =>
     service.authorize({
       actor_type: "User",
@@ -184,7 +166,7 @@ describe("budgets name the limit, its value and the setting", () => {
     });
 
   it("14 conjuncts `(x or y)` over bound variables: planned whole, right answers under a small branches limit", async () => {
-    const service = await serviceWith(orPolicy(14), { limits: { branches: 100 } });
+    const service = await serviceWith(conjunctionOfOrs(BASE, 14), { limits: { branches: 100 } });
     const facts = (skip: number) =>
       Array.from({ length: 14 }, (_, i) => i).flatMap((i) =>
         i === skip
@@ -203,13 +185,13 @@ describe("budgets name the limit, its value and the setting", () => {
   });
 
   it("branches after expanding `or`: 422 over the limit; a small expansion answers", async () => {
-    const refused = await serviceWith(bindingCalls(14), { limits: { branches: 1000 } });
+    const refused = await serviceWith(bindingCalls(BASE, 14), { limits: { branches: 1000 } });
     const { status, message } = await refusal(authorize(refused));
     expect(status).toBe(422);
     expect(message).toContain("1000 branches");
     expect(message).toContain("`--max-branches`");
     expect(message).toContain("`limits.branches`");
-    const small = await serviceWith(orPolicy(3));
+    const small = await serviceWith(conjunctionOfOrs(BASE, 3));
     const facts = [0, 1, 2].map((i) => ({
       predicate: "has_relation",
       args: [doc("d"), { type: "String", id: i === 1 ? "b1" : `a${i}` }, user("ada")],
@@ -219,7 +201,7 @@ describe("budgets name the limit, its value and the setting", () => {
   });
 
   it("planner steps: 422 naming `--max-plan-steps`", async () => {
-    const service = await serviceWith(bindingCalls(6), { limits: { planSteps: 50 } });
+    const service = await serviceWith(bindingCalls(BASE, 6), { limits: { planSteps: 50 } });
     const { status, message } = await refusal(authorize(service));
     expect(status).toBe(422);
     expect(message).toMatch(/limit of 50 planner steps .*`--max-plan-steps`/);
@@ -228,7 +210,7 @@ describe("budgets name the limit, its value and the setting", () => {
   it("the per-request deadline: 422 naming `--request-timeout-ms`, then the service answers again", async () => {
     // Planning this policy takes tens of seconds; the deadline leaves the two policy posts
     // (checked in a worker within it) room on a loaded machine.
-    const service = await serviceWith(bindingCalls(14), {
+    const service = await serviceWith(bindingCalls(BASE, 14), {
       limits: { requestMs: 1000, branches: 1_000_000, planSteps: 100_000_000 },
     });
     const { status, message } = await refusal(authorize(service));

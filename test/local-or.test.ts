@@ -8,6 +8,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import {
+  bindingCalls,
+  conjunctionOfOrs,
+  filteredOrs,
+  flowingOrs,
+  twoRuleCalls,
+} from "../bench/hostile/policies.js";
 import { authorizeQuery } from "../src/api/local.js";
 import { checkPolicy } from "../src/check/check.js";
 import { planStepsSpent, withBudget } from "../src/core/budget.js";
@@ -46,59 +53,6 @@ const family: Family = {
   resourceTypes: ["Doc"],
 };
 
-/** `(has_relation(d, "a0", u) or has_relation(d, "b0", u)) and …`, k times. */
-const conjunctionOfOrs = (k: number) =>
-  `${HEAD}has_role(u: User, "viewer", d: Doc) if ${Array.from(
-    { length: k },
-    (_, i) => `(has_relation(d, "a${i}", u) or has_relation(d, "b${i}", u))`,
-  ).join(" and ")};\n`;
-
-/**
- * k `or`s that each bind a variable another atom reads after them (issue 13's hostile case):
- * `x0 matches User and (has_relation(d, "a0", x0) or has_relation(d, "b0", x0)) and
- * has_relation(d, "c0", x0) and …`.
- */
-const flowingOrs = (k: number) =>
-  `${HEAD}has_role(u: User, "viewer", d: Doc) if ${Array.from(
-    { length: k },
-    (_, i) =>
-      `x${i} matches User and (has_relation(d, "a${i}", x${i}) or has_relation(d, "b${i}", x${i})) and has_relation(d, "c${i}", x${i})`,
-  ).join(" and ")} and has_relation(d, "u", u);\n`;
-
-/** k `or`s that each alone bind a variable that filters read after them. */
-const filteredOrs = (k: number) =>
-  `${HEAD}has_role(u: User, "viewer", d: Doc) if ${Array.from(
-    { length: k },
-    (_, i) =>
-      `x${i} matches User and (has_relation(d, "a${i}", x${i}) or has_relation(d, "b${i}", x${i})) and x${i} != u and not has_relation(d, "n${i}", x${i})`,
-  ).join(" and ")} and has_relation(d, "u", u);\n`;
-
-/**
- * The same policy with each `or` a rule of its own, one clause per side: the evaluator writes
- * bodies in disjunctive normal form (2^k conjunctions for `conjunctionOfOrs(k)`), and answers
- * this one in linear work.
- */
-const splitOrs = (k: number) =>
-  `${HEAD}has_role(u: User, "viewer", d: Doc) if ${Array.from(
-    { length: k },
-    (_, i) => `either${i}(d, u)`,
-  ).join(" and ")};\n${Array.from(
-    { length: k },
-    (_, i) =>
-      `either${i}(d: Doc, u: User) if has_relation(d, "a${i}", u);\neither${i}(d: Doc, u: User) if has_relation(d, "b${i}", u);\n`,
-  ).join("")}`;
-
-/** k calls of two-rule predicates that each bind a variable a filter reads. */
-const bindingCalls = (k: number) =>
-  `${HEAD}has_role(u: User, "viewer", d: Doc) if ${Array.from(
-    { length: k },
-    (_, i) => `pick${i}(d, x${i}) and x${i} != u`,
-  ).join(" and ")};\n${Array.from(
-    { length: k },
-    (_, i) =>
-      `pick${i}(d: Doc, x: User) if has_relation(d, "a${i}", x);\npick${i}(d: Doc, x: User) if has_relation(d, "b${i}", x);\n`,
-  ).join("")}`;
-
 /** Up to this many `or`s the evaluator answers the policy itself. */
 const DIRECT = 10;
 
@@ -114,7 +68,7 @@ const relation = (doc: string, name: string, user: string): GroundFact => ({
 const destination = fc.constantFrom("local" as const, "central" as const, "context" as const);
 
 /**
- * Facts for `conjunctionOfOrs(k)`: for each user and document, one side of every `or` (both
+ * Facts for `conjunctionOfOrs(HEAD, k)`: for each user and document, one side of every `or` (both
  * sides too for small k), except at most one `or` left unsatisfied (so that answers are both
  * true and false). The reference evaluator enumerates every derivation: both sides of many
  * `or`s would make it, not the SQL, take 2^k steps.
@@ -165,42 +119,43 @@ function planSteps(policy: string): number {
 
 describe("planning k `or`s", () => {
   it("spends planner steps linear in k, and one statement of size linear in k", () => {
-    const steps = [4, 8, 16, 32].map((k) => planSteps(conjunctionOfOrs(k)));
+    const steps = [4, 8, 16, 32].map((k) => planSteps(conjunctionOfOrs(HEAD, k)));
     // Equal increments per 4 more `or`s…: linear, where multiplying out doubles per `or`.
     const increments = steps.slice(1).map((s, i) => s - steps[i]!);
     expect(increments[1]).toBe(increments[0]! * 2);
     expect(increments[2]).toBe(increments[1]! * 2);
-    const size = (k: number) => authorizeQuery(checked(conjunctionOfOrs(k)), QUESTION).sql.length;
+    const size = (k: number) =>
+      authorizeQuery(checked(conjunctionOfOrs(HEAD, k)), QUESTION).sql.length;
     expect(size(40)).toBeLessThan(size(20) * 2.2);
   });
 
   it("plans an `or` that binds a variable after the atom that binds it too: linear in k", () => {
     // `(a(d, x) or b(d, x)) and c(d, x)`: `c` binds `x` first, and the `or` is then whole.
-    const steps = [4, 8, 16, 32].map((k) => planSteps(flowingOrs(k)));
+    const steps = [4, 8, 16, 32].map((k) => planSteps(flowingOrs(HEAD, k)));
     const increments = steps.slice(1).map((s, i) => s - steps[i]!);
     expect(increments[1]).toBe(increments[0]! * 2);
     expect(increments[2]).toBe(increments[1]! * 2);
-    const size = (k: number) => authorizeQuery(checked(flowingOrs(k)), QUESTION).sql.length;
+    const size = (k: number) => authorizeQuery(checked(flowingOrs(HEAD, k)), QUESTION).sql.length;
     expect(size(40)).toBeLessThan(size(20) * 2.2);
   });
 
   it("moves the filters of a variable only an `or` binds into it: linear in k", () => {
     // `(a(d, x) or b(d, x)) and x != u`: planned as `(a(d, x) and x != u) or (b(d, x) and …)`.
-    const steps = [4, 8, 16, 32].map((k) => planSteps(filteredOrs(k)));
+    const steps = [4, 8, 16, 32].map((k) => planSteps(filteredOrs(HEAD, k)));
     const increments = steps.slice(1).map((s, i) => s - steps[i]!);
     expect(increments[1]).toBe(increments[0]! * 2);
     expect(increments[2]).toBe(increments[1]! * 2);
   });
 
   it("keeps calls of two-rule predicates whole past 64 branches: linear in k from there", () => {
-    const steps = [8, 12, 16, 20].map((k) => planSteps(splitOrs(k)));
+    const steps = [8, 12, 16, 20].map((k) => planSteps(twoRuleCalls(HEAD, k)));
     const increments = steps.slice(1).map((s, i) => s - steps[i]!);
     expect(increments[1]).toBe(increments[0]);
     expect(increments[2]).toBe(increments[1]);
   });
 
   it("still multiplies out calls of several rules that bind a variable", () => {
-    const [s4, s5, s6] = [4, 5, 6].map((k) => planSteps(bindingCalls(k)));
+    const [s4, s5, s6] = [4, 5, 6].map((k) => planSteps(bindingCalls(HEAD, k)));
     expect(s6! - s5!).toBeGreaterThan(1.8 * (s5! - s4!));
   });
 });
@@ -217,8 +172,8 @@ it("the one-rule-per-`or` policy answers as the `or`s do, in the evaluator", () 
           type: "Doc",
           id: "d1",
         });
-      expect(answer(splitOrs(k))).toBe(missing < 0);
-      expect(answer(conjunctionOfOrs(k))).toBe(missing < 0);
+      expect(answer(twoRuleCalls(HEAD, k))).toBe(missing < 0);
+      expect(answer(conjunctionOfOrs(HEAD, k))).toBe(missing < 0);
     }
   }
 });
@@ -233,8 +188,8 @@ describeEngines("$name", (engine) => {
   it("k = 1..20 `or`s in one conjunction: the evaluator's answers", async () => {
     const db = await engine.db();
     for (let k = 1; k <= 20; k++) {
-      const direct = await prepared(conjunctionOfOrs(k));
-      const p = k <= DIRECT ? direct : { ...direct, reference: checked(splitOrs(k)) };
+      const direct = await prepared(conjunctionOfOrs(HEAD, k));
+      const p = k <= DIRECT ? direct : { ...direct, reference: checked(twoRuleCalls(HEAD, k)) };
       await fc.assert(
         fc.asyncProperty(nearlySatisfying(k), async (facts) => {
           await compareAll(db, p, await load(db, p, facts));
@@ -247,7 +202,7 @@ describeEngines("$name", (engine) => {
   it("k = 1..5 `or`s each binding a variable read after it: the evaluator's answers", async () => {
     const db = await engine.db();
     for (let k = 1; k <= 5; k++) {
-      const p = await prepared(flowingOrs(k));
+      const p = await prepared(flowingOrs(HEAD, k));
       // Per user and document: one side of each `or` or none, its `c` or not, and `u`.
       const pair = fc.record({
         sides: fc.array(fc.constantFrom("a", "b", ""), { minLength: k, maxLength: k }),
@@ -267,7 +222,7 @@ describeEngines("$name", (engine) => {
             const user = USERS[n % USERS.length]!;
             const doc = DOCS[Math.floor(n / USERS.length)]!;
             const names = [
-              "u",
+              "owner",
               ...sides.flatMap((side, i) => (side ? [`${side}${i}`] : [])),
               ...cs.flatMap((c, i) => (c ? [] : [`c${i}`])),
             ];
@@ -286,9 +241,9 @@ describeEngines("$name", (engine) => {
   it("k = 1..4 `or`s whose variables only filters read after them: the evaluator's answers", async () => {
     const db = await engine.db();
     for (let k = 1; k <= 4; k++) {
-      const p = await prepared(filteredOrs(k));
+      const p = await prepared(filteredOrs(HEAD, k));
       const names = [
-        "u",
+        "owner",
         ...Array.from({ length: k }, (_, i) => [`a${i}`, `b${i}`, `n${i}`]).flat(),
       ];
       const space = DOCS.flatMap((d) => USERS.flatMap((u) => names.map((r) => relation(d, r, u))));
@@ -308,7 +263,7 @@ describeEngines("$name", (engine) => {
     // Facts in the caller's tables only: central or context facts of a bound predicate split
     // each read into two branches when printed, and `list` (the resource free) multiplies out.
     const db = await engine.db();
-    const p = await prepared(splitOrs(8));
+    const p = await prepared(twoRuleCalls(HEAD, 8));
     const local = nearlySatisfying(8).map((facts) =>
       facts.map(({ fact }) => ({ fact, to: "local" as const })),
     );

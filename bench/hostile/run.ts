@@ -13,6 +13,13 @@ import { rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  bindingCalls,
+  conjunctionOfOrs,
+  filteredOrs,
+  flowingOrs,
+  twoRuleCalls,
+} from "./policies.js";
 
 /** Ordinary requests are about folders; hostile rules are about documents. */
 const BASE = `actor User {}
@@ -46,45 +53,6 @@ const docQuestion = {
   resource_type: "Doc",
   resource_id: "d1",
 };
-const orPolicy = (k: number) =>
-  `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
-    { length: k },
-    (_, i) => `(has_relation(d, "a${i}", u) or has_relation(d, "b${i}", u))`,
-  ).join(" and ")};\n`;
-/** Each `or` binds `x<i>`, which another atom binds too: planned whole once it has. */
-const flowingOrPolicy = (k: number) =>
-  `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
-    { length: k },
-    (_, i) =>
-      `x${i} matches User and (has_relation(d, "a${i}", x${i}) or has_relation(d, "b${i}", x${i})) and has_relation(d, "c${i}", x${i})`,
-  ).join(" and ")} and has_relation(d, "owner", u);\n`;
-/** Each `or` alone binds `x<i>`, which only a filter reads: still multiplied out (docs/limits.md). */
-const filteredOrPolicy = (k: number) =>
-  `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
-    { length: k },
-    (_, i) =>
-      `x${i} matches User and (has_relation(d, "a${i}", x${i}) or has_relation(d, "b${i}", x${i})) and x${i} != u`,
-  ).join(" and ")} and has_relation(d, "owner", u);\n`;
-/** k predicates of two rules each, called with bound arguments: kept whole past 64 branches. */
-const twoRuleCalls = (k: number) =>
-  `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
-    { length: k },
-    (_, i) => `either${i}(d, u)`,
-  ).join(" and ")};\n${Array.from(
-    { length: k },
-    (_, i) =>
-      `either${i}(d: Doc, u: User) if has_relation(d, "a${i}", u);\neither${i}(d: Doc, u: User) if has_relation(d, "b${i}", u);\n`,
-  ).join("")}`;
-/** k calls of two-rule predicates, each binding a variable: inlined, 2^k branches (docs/limits.md). */
-const bindingCalls = (k: number) =>
-  `${BASE}has_role(u: User, "viewer", d: Doc) if ${Array.from(
-    { length: k },
-    (_, i) => `pick${i}(d, x${i}) and x${i} != u`,
-  ).join(" and ")};\n${Array.from(
-    { length: k },
-    (_, i) =>
-      `pick${i}(d: Doc, x: User) if has_relation(d, "a${i}", x);\npick${i}(d: Doc, x: User) if has_relation(d, "b${i}", x);\n`,
-  ).join("")}`;
 const manyRules = (n: number) =>
   `${BASE}${Array.from({ length: n }, (_, i) => `has_role(u: User, "viewer", d: Doc) if has_relation(d, "r${i}", u);`).join("\n")}\n`;
 const chain = (n: number) =>
@@ -131,7 +99,7 @@ const CASES: readonly Case[] = [
     name: "evaluate_query, 6 different calls",
     method: "POST",
     path: "/api/evaluate_query",
-    policy: orPolicy(2),
+    policy: conjunctionOfOrs(BASE, 2),
     body: () =>
       allowQuery(
         [
@@ -172,39 +140,39 @@ const CASES: readonly Case[] = [
     name: "post policy, (x or y) and ... x14",
     method: "POST",
     path: "/api/policy",
-    body: () => policyBody(orPolicy(14)),
+    body: () => policyBody(conjunctionOfOrs(BASE, 14)),
   },
   {
     name: "authorize under (x or y) and ... x14",
-    policy: orPolicy(14),
+    policy: conjunctionOfOrs(BASE, 14),
     method: "POST",
     path: "/api/authorize",
     body: () => JSON.stringify(docQuestion),
   },
   {
     name: "authorize under (x or y) and ... x14, each binding a variable read after it",
-    policy: flowingOrPolicy(14),
+    policy: flowingOrs(BASE, 14),
     method: "POST",
     path: "/api/authorize",
     body: () => JSON.stringify(docQuestion),
   },
   {
     name: "authorize under (x or y) and ... x14, each alone binding a variable a filter reads",
-    policy: filteredOrPolicy(14),
+    policy: filteredOrs(BASE, 14),
     method: "POST",
     path: "/api/authorize",
     body: () => JSON.stringify(docQuestion),
   },
   {
     name: "authorize under 14 calls of predicates with two rules each",
-    policy: twoRuleCalls(14),
+    policy: twoRuleCalls(BASE, 14),
     method: "POST",
     path: "/api/authorize",
     body: () => JSON.stringify(docQuestion),
   },
   {
     name: "authorize under 14 calls of two-rule predicates, each binding a variable",
-    policy: bindingCalls(14),
+    policy: bindingCalls(BASE, 14),
     method: "POST",
     path: "/api/authorize",
     body: () => JSON.stringify(docQuestion),

@@ -75,9 +75,11 @@ function fuseConjunction(
   const moved = new Set<Expr>();
   const counts = new Map<Expr, Map<string, number>>();
   const countsOf = (e: Expr) => {
-    let known = counts.get(e);
-    if (!known) counts.set(e, (known = variableCounts(e)));
-    return known;
+    const known = counts.get(e);
+    if (known) return known;
+    const fresh = variableCounts(e);
+    counts.set(e, fresh);
+    return fresh;
   };
   let changed = false;
   const result = parts.map((part) => {
