@@ -81,15 +81,22 @@ function fuseConjunction(
     counts.set(e, fresh);
     return fresh;
   };
+  // The filters of the conjunction that read each variable.
+  const readersOf = new Map<string, Expr[]>();
+  for (const part of parts) {
+    if (!isFilter(part)) continue;
+    for (const name of countsOf(part).keys()) {
+      const readers = readersOf.get(name);
+      if (readers) readers.push(part);
+      else readersOf.set(name, [part]);
+    }
+  }
   let changed = false;
   const result = parts.map((part) => {
     if (part.kind !== "or") return part;
-    const filters = parts.filter((f) => f !== part && !moved.has(f) && isFilter(f));
-    if (filters.length === 0) return part;
-    const inside = countsOf(part);
     const chosen = new Set<Expr>();
-    for (const [name, n] of inside) {
-      const readers = filters.filter((f) => countsOf(f).has(name));
+    for (const [name, n] of countsOf(part)) {
+      const readers = (readersOf.get(name) ?? []).filter((f) => !moved.has(f));
       const inReaders = readers.reduce((sum, f) => sum + countsOf(f).get(name)!, 0);
       if (readers.length > 0 && totals.get(name)! - n === inReaders) {
         for (const f of readers) chosen.add(f);
@@ -97,7 +104,7 @@ function fuseConjunction(
     }
     if (chosen.size === 0) return part;
     changed = true;
-    const fused = filters.filter((f) => chosen.has(f));
+    const fused = parts.filter((f) => chosen.has(f));
     for (const f of fused) {
       moved.add(f);
       // Each filter now occurs once per operand.
