@@ -32,6 +32,7 @@ export { checkBindingsWithDatabase } from "./bindings/verify.js";
 export {
   type CheckResult,
   checkPolicy,
+  checkPolicyInSlices,
   checkPolicyOrThrow,
   checkPolicyText,
   PolicyError,
