@@ -164,6 +164,10 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     if (recentGoals.size > RECENT_GOALS) recentGoals.delete(recentGoals.keys().next().value!);
   }
 
+  function planTask({ program, bindings, goal }: PlanRequest): Task {
+    return { kind: "plan", sources: program.sources, bindings, goal, limits };
+  }
+
   /** Plans being made, by goal: concurrent requests of one shape share one task. */
   const inFlight = new Map<string, { missing: PlanRequest; outcome: Promise<Outcome> }>();
   function planning(missing: PlanRequest): Promise<Outcome> {
@@ -177,13 +181,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     ) {
       return known.outcome;
     }
-    const outcome = perform({
-      kind: "plan",
-      sources: missing.program.sources,
-      bindings: missing.bindings,
-      goal: missing.goal,
-      limits,
-    });
+    const outcome = perform(planTask(missing));
     const entry = { missing, outcome };
     inFlight.set(key, entry);
     const done = () => {
@@ -227,9 +225,12 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     if (!pool) return;
     pool.warm(program.sources);
     const plans = [...recentGoals.values()].reverse().map(async ({ bindings, goal }) => {
-      const task: Task = { kind: "plan", sources: program.sources, bindings, goal, limits };
       try {
-        const outcome = await pool.run(task, limits.requestMs, true);
+        const outcome = await pool.run(
+          planTask({ program, bindings, goal }),
+          limits.requestMs,
+          true,
+        );
         rememberPlan(program, bindings, goal, planOf(outcome, program.sources));
       } catch {
         // Refused (a budget, the deadline): the question that needs it plans it and says so.
