@@ -15,7 +15,9 @@ import {
 import { authorizeQuestion, localStatement } from "../src/api/questions.js";
 import type { AuthorizeQueryRequest, EvaluateQueryLocalRequest } from "../src/api/schemas.js";
 import { checkPolicyOrThrow } from "../src/check/check.js";
-import { openPglite, openPostgres, type SqlExecutor } from "../src/store/executor.js";
+import type { SqlExecutor } from "../src/store/executor.js";
+import { openPglite } from "../src/store/pglite-executor.js";
+import { openPostgres } from "../src/store/postgres-executor.js";
 import { openStore } from "../src/store/store.js";
 import { describeServiceEngines, serverSchema } from "./support/central-services.js";
 import { describeEach } from "./support/databases.js";

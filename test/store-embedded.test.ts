@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openPglite } from "../src/store/executor.js";
+import { openPglite } from "../src/store/pglite-executor.js";
 import { openStore } from "../src/store/store.js";
 
 const saved = process.env.XDG_CACHE_HOME;

@@ -1,5 +1,5 @@
 /**
- * The fact store on embedded SQLite (src/store/sqlite-executor.ts), where it differs from the
+ * The fact store on embedded SQLite (src/store/sqlite-store.ts), where it differs from the
  * PostgreSQL stores: one connection shared by concurrent requests, statements kept prepared by
  * text, integers beyond 2^53, several processes on one file, and booleans as 1/0. The store
  * suites that every store passes run it too (test/support/central-services.ts).
@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { serviceOver } from "../src/api/central.js";
 import type { StatementHints } from "../src/store/executor.js";
-import { openDatabase, openSqliteStore, SQLITE_FILE } from "../src/store/sqlite-executor.js";
+import { openDatabase } from "../src/store/sqlite-connection.js";
+import { openSqliteStore, SQLITE_FILE } from "../src/store/sqlite-store.js";
 import { openStore } from "../src/store/store.js";
 
 const dirs: string[] = [];

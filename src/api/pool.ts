@@ -11,7 +11,7 @@ import { type ResourceLimits, Worker } from "node:worker_threads";
 import type { SourceFile } from "../source/source.js";
 import { limitMessage } from "./limits.js";
 import { ApiError } from "./service.js";
-import { sourceWorkerUrl } from "./source-worker.js";
+import { sourceWorkerUrl } from "../core/source-worker.js";
 import type { Outcome, Task } from "./work.js";
 
 export interface PoolOptions {
@@ -70,7 +70,7 @@ type WorkerMessage =
 
 /**
  * The compiled worker next to this file; from sources (tests, benches) the TypeScript one,
- * bundled once per process (src/api/source-worker.ts).
+ * bundled once per process (src/core/source-worker.ts).
  */
 function newWorker(resourceLimits: ResourceLimits): Worker {
   if (!import.meta.url.endsWith(".ts")) {

@@ -1,4 +1,5 @@
 /** Parsed data bindings: which facts live in the caller's database and how to SELECT them. */
+import type { OperationNode } from "kysely";
 import type { PlainScan, SqlSyntax } from "./query.js";
 
 /** One argument slot of a binding signature. */
@@ -15,9 +16,15 @@ export interface Binding {
   readonly slots: readonly BindingSlot[];
   /**
    * The SQL as given, trailing whitespace and `;` removed (a line break is kept after a final
-   * `--` comment so that the comment cannot swallow SQL written after the query).
+   * `--` comment so that the comment cannot swallow SQL written after the query). For a
+   * binding given as a `tree`, the names that tree reads (generated names avoid them).
    */
   readonly query: string;
+  /**
+   * The query as a SQL tree instead of text: the fact store's own bindings
+   * (src/store/bindings.ts), lowered as they are, never printed and read back.
+   */
+  readonly tree?: OperationNode;
   /**
    * Formed by merging keyed scans (plan/resolve/scans.ts): it reads `scan`, and `query` is
    * empty.

@@ -1,5 +1,5 @@
 /**
- * Builds the command line program and the service's worker thread as two ES modules
+ * Builds the command line program, the service's worker thread and the store thread as ES modules
  * (esbuild, a dev dependency): `bin/polar-sql.js` runs the bundle. Loaded as the ~200 files
  * of dist/ and their dependencies' (chevrotain alone imports hundreds of lodash-es modules),
  * the service spends over a second resolving and reading modules before its first answer, and
@@ -33,6 +33,7 @@ export async function buildBundle(dir: string = DEFAULT_BUNDLE_DIR): Promise<str
     entryPoints: {
       "polar-sql": "src/cli/main.ts",
       worker: "src/api/worker.ts",
+      "store-thread": "src/store/store-thread.ts",
     },
     outdir: dir,
     outExtension: { ".js": ".js" },

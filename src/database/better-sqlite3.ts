@@ -1,14 +1,14 @@
 /**
  * Loading better-sqlite3. A module of its own so that no published declaration names
  * better-sqlite3's types (they come from @types/better-sqlite3, which consumers do not have):
- * the declarations of src/database/sqlite.ts and src/store/sqlite-executor.ts reach it only
+ * the declarations of src/database/sqlite.ts and src/store/sqlite-connection.ts reach it only
  * from function bodies.
  */
 import type Database from "better-sqlite3";
 
 /**
  * better-sqlite3, a native module, loaded when a SQLite database is first opened (a session
- * here, or the fact store: src/store/sqlite-executor.ts), not when the package loads.
+ * here, or the fact store: src/store/sqlite-connection.ts), not when the package loads.
  */
 export async function loadBetterSqlite3(): Promise<typeof Database> {
   try {

@@ -72,7 +72,7 @@ export function createTables(dialect: Dialect, tables: FamilyTables): string[] {
 /**
  * Session settings while an iteration runs, and after: SQLite joins the round's tables, which
  * have no index, through automatic indexes, which the store otherwise leaves off
- * (src/store/sqlite-executor.ts): 80 nodes of a transitive closure took 3 s without.
+ * (src/store/sqlite-connection.ts): 80 nodes of a transitive closure took 3 s without.
  */
 export function iterationSettings(dialect: Dialect): { during: string[]; after: string[] } {
   if (!sqliteStore(dialect)) return { during: [], after: [] };

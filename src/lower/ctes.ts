@@ -80,7 +80,7 @@ function bindingCte(lowering: Lowering, binding: Binding, name: string): CommonT
   );
   const node = CommonTableExpressionNode.create(
     CommonTableExpressionNameNode.create(name, columns),
-    binding.merged ? scanNode(binding) : parens(callerSql(binding.query)),
+    binding.tree ?? (binding.merged ? scanNode(binding) : parens(callerSql(binding.query))),
   );
   return lowering.rules.inlineHint
     ? CommonTableExpressionNode.cloneWith(node, { materialized: false })

@@ -3,17 +3,15 @@
  * to the planner as data bindings, one per stored fact shape (predicate + argument types).
  * `has_role(User:_, String:_, Org:_)` reads
  * `select i0, i1, i2 from polar_fact where predicate = 'has_role' and arity = 3 and t0 = 'User' …`,
- * a query built as a SQL tree and printed by the PostgreSQL dialect.
+ * a SQL tree that lowering places as it is (`Binding.tree`).
  */
-import type { OperationNode } from "kysely";
+import { type OperationNode, ValueNode } from "kysely";
 import { isPolarName } from "../bindings/signature.js";
 import type { Binding, DataBindings } from "../bindings/types.js";
-import type { Value } from "../core/value.js";
 import { binary, cast, columnRef, conjunction, select, table } from "../lower/nodes.js";
 import { valueNode } from "../lower/sql-value.js";
 import type { Dialect } from "../print/dialect.js";
 import { postgres } from "../print/postgres.js";
-import { printTree } from "../print/printer.js";
 import type { FactShape } from "./facts.js";
 import { FACT_TABLE } from "./schema.js";
 
@@ -42,26 +40,31 @@ export function storedArgument(
   return node;
 }
 
-function equals(name: string, value: Value): OperationNode {
-  return binary(
-    columnRef(FACT_TABLE, name),
-    "=",
-    valueNode({ kind: "literal", value }, undefined, false),
-  );
+/**
+ * `name = value` with the value written into the text: the store's own constants (names the
+ * policy language can write, an arity), so every question over a shape shares its statement
+ * text and the engine plans with the real values.
+ */
+function equals(name: string, value: string | number): OperationNode {
+  return binary(columnRef(FACT_TABLE, name), "=", ValueNode.createImmediate(value));
 }
 
-function shapeQuery(dialect: Dialect, predicate: string, types: readonly string[]): string {
-  const node = select({
+function shapeQuery(dialect: Dialect, predicate: string, types: readonly string[]): OperationNode {
+  return select({
     selections: types.map((type, index) => storedArgument(dialect, FACT_TABLE, type, index)),
     from: [table(FACT_TABLE)],
     where: conjunction([
-      equals("predicate", { type: "String", id: predicate }),
-      equals("arity", { type: "Integer", id: String(types.length) }),
-      ...types.map((type, i) => equals(`t${i}`, { type: "String", id: type })),
+      equals("predicate", predicate),
+      equals("arity", types.length),
+      ...types.map((type, i) => equals(`t${i}`, type)),
     ]),
   });
-  const runtime = { params: new Map(), now: 0n };
-  return printTree(dialect, node, { kind: "literals", runtime }, new Set()).sql;
+}
+
+/** The names a shape's query reads, for `Binding.query` (generated names avoid them). */
+function namesRead(arity: number): string {
+  const columns = Array.from({ length: arity }, (_, i) => `t${i} i${i}`);
+  return [FACT_TABLE, "predicate", "arity", ...columns].join(" ");
 }
 
 /**
@@ -80,7 +83,8 @@ export function storeBindings(
       signature: `${predicate}(${types.map((t) => `${t}:_`).join(", ")})`,
       predicate,
       slots: types.map((type) => ({ kind: "column", type })),
-      query: shapeQuery(dialect, predicate, types),
+      query: namesRead(types.length),
+      tree: shapeQuery(dialect, predicate, types),
       line: 0,
       scan: null,
     });

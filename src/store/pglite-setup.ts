@@ -33,15 +33,15 @@ async function pgliteVersion(): Promise<string> {
 }
 
 /** Where the empty data directory image is kept: `$XDG_CACHE_HOME/polar-sql` or `~/.cache`. */
-async function imagePath(): Promise<string> {
+export async function emptyImagePath(): Promise<string> {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
   return join(base, "polar-sql", `pglite-${await pgliteVersion()}-empty.tar`);
 }
 
 /** The cached empty data directory, or null when there is none (or it cannot be read). */
-export async function cachedEmptyImage(): Promise<Blob | null> {
+export async function cachedEmptyImage(path?: string): Promise<Blob | null> {
   try {
-    return new Blob([await readFile(await imagePath())]);
+    return new Blob([await readFile(path ?? (await emptyImagePath()))]);
   } catch {
     return null;
   }
@@ -51,9 +51,9 @@ export async function cachedEmptyImage(): Promise<Blob | null> {
  * Keeps the data directory of a database that `initdb` just made (nothing else written yet)
  * for the next start. Best effort: a cache that cannot be written is skipped.
  */
-export async function keepEmptyImage(db: PGlite): Promise<void> {
+export async function keepEmptyImage(db: PGlite, at?: string): Promise<void> {
   try {
-    const path = await imagePath();
+    const path = at ?? (await emptyImagePath());
     const image = await db.dumpDataDir("none");
     await mkdir(join(path, ".."), { recursive: true });
     const partial = `${path}.${process.pid}.partial`;

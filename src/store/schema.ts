@@ -52,7 +52,7 @@ CREATE INDEX ${FACT_TABLE}_a2 ON ${FACT_TABLE} (predicate, arity, i2, t2, i1);`,
 ];
 
 /**
- * The same tables in SQLite (src/store/sqlite-executor.ts): integer keys instead of serials,
+ * The same tables in SQLite (src/store/sqlite-connection.ts): integer keys instead of serials,
  * the shape's types as a JSON array, and the page-token secret from `randomblob`. Strings
  * compare by byte (the BINARY collation), which for UTF-8 is code point order.
  */

@@ -15,7 +15,7 @@ import { sqlite } from "../print/sqlite.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import type { Problem } from "../source/problems.js";
 import { StageError } from "../source/stage-error.js";
-import { openPglite, openPostgres, placeholders, type SqlExecutor } from "./executor.js";
+import { placeholders, type SqlExecutor } from "./executor.js";
 import {
   clearFacts,
   deleteExactFacts,
@@ -27,8 +27,12 @@ import {
   type SparseFactPattern,
   type ValuePattern,
 } from "./facts.js";
+import { emptyImagePath } from "./pglite-setup.js";
+import { openPostgres } from "./postgres-executor.js";
 import { FACT_TABLE, MAX_FACT_ARITY, META_TABLE, migrate, POLICY_TABLE } from "./schema.js";
-import { openSqliteStore, SQLITE_FILE } from "./sqlite-executor.js";
+import { openSqliteStore, SQLITE_FILE } from "./sqlite-store.js";
+import { executorOnThread } from "./thread-executor.js";
+import { startStoreThread } from "./threads.js";
 
 export type Changeset =
   | { readonly inserts: readonly GroundFact[] }
@@ -129,16 +133,20 @@ export async function openStore(options: StoreOptions = {}): Promise<FactStore> 
   return store;
 }
 
-function openExecutor(options: StoreOptions): Promise<SqlExecutor> {
+async function openExecutor(options: StoreOptions): Promise<SqlExecutor> {
   if (options.databaseUrl) return openPostgres({ connectionString: options.databaseUrl });
   const embedded = options.embedded ?? "sqlite";
   if (options.dataDir) refuseOtherStore(options.dataDir, embedded);
   const dataDir = options.dataDir ? { dataDir: options.dataDir } : {};
   if (embedded === "sqlite") return openSqliteStore(dataDir);
-  return openPglite({
+  // PGlite runs a statement on the thread that calls it: one thread of its own.
+  const thread = await startStoreThread({
+    engine: "pglite",
     ...dataDir,
     ...(options.pgliteSettings && { settings: options.pgliteSettings }),
+    imagePath: await emptyImagePath(),
   });
+  return executorOnThread(thread, "postgres");
 }
 
 /**

@@ -8,7 +8,7 @@
 import { tsImport } from "tsx/esm/api";
 
 type Setup = typeof import("../../src/store/pglite-setup.js");
-type Executor = typeof import("../../src/store/executor.js");
+type Executor = typeof import("../../src/store/pglite-executor.js");
 
 export default async function setup(): Promise<void> {
   const { cachedEmptyImage }: Setup = await tsImport(
@@ -16,6 +16,9 @@ export default async function setup(): Promise<void> {
     import.meta.url,
   );
   if (await cachedEmptyImage()) return;
-  const { openPglite }: Executor = await tsImport("../../src/store/executor.ts", import.meta.url);
+  const { openPglite }: Executor = await tsImport(
+    "../../src/store/pglite-executor.ts",
+    import.meta.url,
+  );
   await (await openPglite()).close();
 }

@@ -6,7 +6,7 @@
  *   const db = await openTestPglite();
  */
 import { PGlite } from "@electric-sql/pglite";
-import { openPglite } from "../../src/store/executor.js";
+import { openPglite } from "../../src/store/pglite-executor.js";
 import { cachedEmptyImage } from "../../src/store/pglite-setup.js";
 
 /** A new in-memory PGlite with an empty database, from the cached image when there is one. */

@@ -1,23 +1,21 @@
 /**
- * The fact store on embedded SQLite (better-sqlite3): one connection in this process, in
- * memory or in a file in WAL mode. better-sqlite3 runs each statement synchronously, so a
- * statement never interleaves with another; a transaction, whose work awaits between its
- * statements, holds the connection until it ends, and other statements wait for it (as they
- * do on PGlite). Several processes may share one file: SQLite locks it for each write.
+ * One connection to the store's SQLite file (better-sqlite3), used inside a store thread
+ * (src/store/store-thread.ts): the writer's, or a reader's. better-sqlite3 runs each statement
+ * synchronously, so a statement never interleaves with another on the connection; a
+ * transaction, whose work awaits between its statements, holds the connection until it ends,
+ * and other statements wait for it. Several connections and processes share one file in WAL
+ * mode: readers read beside the writer, and SQLite locks the file for each write.
  */
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { loadBetterSqlite3 } from "../database/better-sqlite3.js";
 import type { SqlExecutor, StatementHints } from "./executor.js";
 
-export interface SqliteStoreOptions {
-  /** A directory for the database file (`polar-sql.sqlite3`); omitted means in memory. */
-  readonly dataDir?: string;
+export interface SqliteConnectionOptions {
+  /** The database file. */
+  readonly path: string;
+  /** A file removed when the store closes: nothing to keep through a crash. */
+  readonly temporary: boolean;
 }
-
-/** The database file of a store in `dataDir`. */
-export const SQLITE_FILE = "polar-sql.sqlite3";
 
 /** Prepared statements kept by text; the least recently used one is dropped. */
 const STATEMENTS_KEPT = 500;
@@ -25,18 +23,15 @@ const STATEMENTS_KEPT = 500;
 type Statement = Database.Statement<unknown[], Record<string, unknown>>;
 
 /**
- * Opens the store's SQLite database. Commits are durable when the process is killed (WAL,
- * `synchronous = NORMAL`); a power loss may take the last transactions (docs/operations.md).
+ * Opens a connection. Commits are durable when the process is killed (WAL, `synchronous =
+ * NORMAL`); a power loss may take the last transactions (docs/operations.md).
  */
-export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise<SqlExecutor> {
+export async function openSqliteConnection(options: SqliteConnectionOptions): Promise<SqlExecutor> {
   const open = await loadBetterSqlite3();
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const db = openDatabase(open, options.dataDir ? join(options.dataDir, SQLITE_FILE) : ":memory:");
-  if (options.dataDir) {
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
-  }
+  const db = openDatabase(open, options.path);
   db.pragma("busy_timeout = 5000");
+  db.pragma("journal_mode = WAL");
+  db.pragma(options.temporary ? "synchronous = OFF" : "synchronous = NORMAL");
   db.pragma("foreign_keys = OFF");
   // Every lookup of the fact table has its index; an automatic index only lets the planner
   // scan a whole predicate and probe a CTE's rows, instead of the reverse: a list on the
@@ -63,6 +58,7 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
 
   function run<Row>(sql: string, params: readonly unknown[] = [], hints?: StatementHints): Row[] {
     const prepared = statement(sql);
+    if (hints?.readOnly && !prepared.readonly) throw new WritingStatement();
     if (!prepared.reader) {
       prepared.run(...params);
       return [];
@@ -136,6 +132,14 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
       db.close();
     },
   };
+}
+
+/** A reader was given a statement that writes: the writer runs it (src/store/sqlite-store.ts). */
+export class WritingStatement extends Error {
+  constructor() {
+    super("the statement writes");
+    this.name = "WritingStatement";
+  }
 }
 
 const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
