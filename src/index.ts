@@ -1,7 +1,5 @@
 /** polar-sql: the public API. Re-exports only; see each module for documentation. */
 
-// Central engine and service
-export { createService, type ServiceOptions } from "./api/central.js";
 export * from "./api/local.js";
 export {
   actionsQuestion,
@@ -86,6 +84,8 @@ export { type ParseResult, parsePolicy } from "./polar/parse.js";
 export { describeParseProblem, type ParseProblem } from "./polar/problems.js";
 export { compiledQuery } from "./print/compose.js";
 export { DIALECT_NAMES, type DialectName } from "./print/registry.js";
+// Central engine and service
+export { createService, type ServiceOptions } from "./service/service.js";
 // Front end
 export type { Diagnostic, DiagnosticCode, Severity } from "./source/diagnostic.js";
 export { formatDiagnostic, formatDiagnosticLine } from "./source/format.js";

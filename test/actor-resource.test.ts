@@ -5,10 +5,10 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createService } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
 import type { GroundFact, Value } from "../src/core/value.js";
 import { actions, authorize, list } from "../src/evaluate/index.js";
+import { createService } from "../src/service/service.js";
 import { factSpace, routedFacts } from "./local-families.js";
 import { checked, compareAll, type Family, load, prepare } from "./local-support.js";
 import { testEngines } from "./support/databases.js";

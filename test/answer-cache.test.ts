@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAnswerCache } from "../src/api/answer-cache.js";
-import { serviceOver } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
+import { createAnswerCache } from "../src/service/answer-cache.js";
+import { serviceOver } from "../src/service/service.js";
 import { type FactStore, openStore } from "../src/store/store.js";
 import { propertyRuns } from "./support/runs.js";
 
-describe("answer cache (src/api/answer-cache.ts)", () => {
+describe("answer cache (src/service/answer-cache.ts)", () => {
   it("answers a statement with the same values at the same version, nothing else", () => {
     const cache = createAnswerCache();
     const rows = [{ allowed: true }];

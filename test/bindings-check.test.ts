@@ -7,7 +7,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { createService } from "../src/api/central.js";
 import { authorizeQuery, listQuery } from "../src/api/local.js";
 import { checkBindings } from "../src/bindings/check.js";
 import { spanInScalar } from "../src/bindings/locate.js";
@@ -18,6 +17,7 @@ import { main } from "../src/cli/main.js";
 import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
 import { inMemoryCentralFacts } from "../src/plan/resolve/central-facts.js";
+import { createService } from "../src/service/service.js";
 import type { Diagnostic } from "../src/source/diagnostic.js";
 import { formatDiagnostic } from "../src/source/format.js";
 import { positionOf } from "../src/source/source.js";

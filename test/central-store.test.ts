@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createService } from "../src/api/central.js";
 import { ApiError, type PolarService } from "../src/api/service.js";
+import { createService } from "../src/service/service.js";
 import { describeServiceEngines, serverSchema } from "./support/central-services.js";
 import { propertyRuns } from "./support/runs.js";
 

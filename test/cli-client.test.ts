@@ -9,7 +9,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createService } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
 import type { CliIo } from "../src/cli/io.js";
 import { main } from "../src/cli/main.js";
@@ -17,6 +16,7 @@ import { formatFact, formatValue } from "../src/client/values.js";
 import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
 import { type ServerHandle, startServer } from "../src/http/server.js";
+import { createService } from "../src/service/service.js";
 import { hostileId } from "./support/hostile-ids.js";
 import { propertyRuns } from "./support/runs.js";
 

@@ -7,7 +7,6 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createService } from "../src/api/central.js";
 import {
   actionsQuery,
   authorizeQuery,
@@ -19,6 +18,7 @@ import type { CliIo } from "../src/cli/io.js";
 import { main } from "../src/cli/main.js";
 import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
+import { createService } from "../src/service/service.js";
 import { checked } from "./local-support.js";
 
 const POLICY = `actor User {}

@@ -8,7 +8,6 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createService, serviceOver } from "../src/api/central.js";
 import { explainResponseSchema } from "../src/api/schemas.js";
 import type { PolarService } from "../src/api/service.js";
 import { checkPolicy } from "../src/check/check.js";
@@ -16,6 +15,7 @@ import type { Program } from "../src/check/program.js";
 import type { GroundFact } from "../src/core/value.js";
 import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
+import { createService, serviceOver } from "../src/service/service.js";
 import { openStore } from "../src/store/store.js";
 import { CENTRAL_FAMILIES, type CentralFamily, NOW } from "./support/central-families.js";
 import { serviceEngines } from "./support/central-services.js";

@@ -5,9 +5,9 @@
  */
 import fc from "fast-check";
 import { afterAll, expect, it } from "vitest";
-import { createService } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
 import { createApp } from "../src/http/app.js";
+import { createService } from "../src/service/service.js";
 import { propertyRuns } from "./support/runs.js";
 
 const BASE = `actor User {}

@@ -5,9 +5,9 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { bindingCalls, conjunctionOfOrs } from "../bench/hostile/policies.js";
-import { createService, type ServiceOptions } from "../src/api/central.js";
 import { ApiError, type PolarService } from "../src/api/service.js";
 import { createApp } from "../src/http/app.js";
+import { createService, type ServiceOptions } from "../src/service/service.js";
 
 const BASE = `actor User {}
 resource Doc {

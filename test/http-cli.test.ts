@@ -7,12 +7,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createService } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
 import type { CliIo } from "../src/cli/io.js";
 import { runServeCommand, type ServeOptions } from "../src/cli/serve-command.js";
 import { runSqlCommand } from "../src/cli/sql-command.js";
 import type { ServerHandle } from "../src/http/server.js";
+import { createService } from "../src/service/service.js";
 import { fakeService } from "./http-fake-service.js";
 import { describeEngines } from "./support/databases.js";
 

@@ -5,13 +5,13 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createService } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
 import { createApp } from "../src/http/app.js";
 import { MAX_JSON_DEPTH } from "../src/http/body.js";
 import { silentLogger } from "../src/http/logger.js";
 import { ROUTES } from "../src/http/routes.js";
 import { type ServerHandle, startServer } from "../src/http/server.js";
+import { createService } from "../src/service/service.js";
 import { fakeService } from "./http-fake-service.js";
 import { propertyRuns } from "./support/runs.js";
 

@@ -8,11 +8,11 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { drive } from "../bench/http/drive.js";
 import { generateFacts, POLICY_FILE, requestMix, type Scale } from "../bench/http/fixture.js";
-import { createService } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
 import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
 import { type ServerHandle, startServer } from "../src/http/server.js";
+import { createService } from "../src/service/service.js";
 
 const KEY = "load-key";
 const SCALE: Scale = { users: 40, workspaces: 4, projectsPerWorkspace: 3, ticketsPerProject: 4 };

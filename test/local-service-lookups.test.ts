@@ -5,8 +5,8 @@
  * are read again for every data version, so a first fact of a new shape is seen at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serviceOver } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
+import { serviceOver } from "../src/service/service.js";
 import type { SqlExecutor } from "../src/store/executor.js";
 import { type FactStore, openStore } from "../src/store/store.js";
 

@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { createService } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
 import { createApp, documentedRoutes } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
 import { ROUTES } from "../src/http/routes.js";
+import { createService } from "../src/service/service.js";
 import { fakeService } from "./http-fake-service.js";
 
 const KEY = "openapi-test-key";

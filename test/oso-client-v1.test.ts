@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { Oso as Oso2, ParityHandle, typedVar } from "oso-cloud";
 import { Oso as Oso1 } from "oso-cloud-v1";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createService } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
 import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
 import { type ServerHandle, startServer } from "../src/http/server.js";
+import { createService } from "../src/service/service.js";
 
 const KEY = "oso-client-v1-key";
 const POLICY = `actor User {}

@@ -10,11 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Oso, typedVar } from "oso-cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createService } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
 import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
 import { type ServerHandle, startServer } from "../src/http/server.js";
+import { createService } from "../src/service/service.js";
 import { testEngines } from "./support/databases.js";
 
 const KEY = "oso-client-test-key";

@@ -6,9 +6,9 @@
  * (src/plan/merge.ts) makes it linear.
  */
 import { describe, expect, it } from "vitest";
-import { createService } from "../src/api/central.js";
 import { authorizeQuery } from "../src/api/local.js";
 import { planStepsSpent, withBudget } from "../src/core/budget.js";
+import { createService } from "../src/service/service.js";
 import { checked } from "./local-support.js";
 
 const chain = (n: number) => `actor User {}

@@ -1,21 +1,21 @@
 /**
  * Posting a policy while questions are asked (issue 13): the main thread checks it in slices
  * (src/core/steps.ts), and before it becomes active every worker checks it and the question
- * shapes in use are planned for it (`prepareFor` in src/api/central.ts), so that no question
+ * shapes in use are planned for it (`prepareFor` in src/service/service.ts), so that no question
  * waits for a check or a plan after the switch. Times are measured in bench/hostile, not here.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serviceOver } from "../src/api/central.js";
 import { resolveLimits } from "../src/api/limits.js";
-import { createWorkerPool, type WorkerPool } from "../src/api/pool.js";
 import type { PolarService } from "../src/api/service.js";
-import type { Task } from "../src/api/work.js";
 import { checkPolicy, checkPolicyInSlices } from "../src/check/check.js";
+import { serviceOver } from "../src/service/service.js";
 import type { SourceFile } from "../src/source/source.js";
 import { openStore } from "../src/store/store.js";
+import { createWorkerPool, type WorkerPool } from "../src/workers/pool.js";
+import type { Task } from "../src/workers/work.js";
 import { propertyRuns } from "./support/runs.js";
 
 const BASE = `actor User {}

@@ -8,9 +8,9 @@
  * stored-fact lookups are kept per version). Without it, `b` answers from its caches.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serviceOver } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
 import { createApp } from "../src/http/app.js";
+import { serviceOver } from "../src/service/service.js";
 import { type FactStore, openStore } from "../src/store/store.js";
 import { serverSchema } from "./support/central-services.js";
 

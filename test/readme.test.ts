@@ -8,12 +8,12 @@ import { execFile, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createService } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
 import type { CliIo } from "../src/cli/io.js";
 import { runServeCommand } from "../src/cli/serve-command.js";
 import { readFacts } from "../src/cli/sql-command.js";
 import type { ServerHandle } from "../src/http/server.js";
+import { createService } from "../src/service/service.js";
 
 interface Step {
   readonly command: string;

@@ -9,11 +9,11 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CpuSnapshot, cpuShares } from "../bench/scale-out/cpu.js";
 import { readYourWrites } from "../bench/scale-out/read-your-writes.js";
-import { createService } from "../src/api/central.js";
 import type { PolarService } from "../src/api/service.js";
 import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
 import { type ServerHandle, startServer } from "../src/http/server.js";
+import { createService } from "../src/service/service.js";
 
 const KEY = "scale-out-key";
 const POLICY = `actor User {}

@@ -3,10 +3,10 @@
  * `page_size` then answers every id in one reply; without it, the 400 names the switch.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { type ServiceOptions, serviceOver } from "../src/api/central.js";
 import type { CliIo } from "../src/cli/io.js";
 import { runServeCommand, SERVE_HELP } from "../src/cli/serve-command.js";
 import type { ServerHandle } from "../src/http/server.js";
+import { type ServiceOptions, serviceOver } from "../src/service/service.js";
 import { type FactStore, openStore } from "../src/store/store.js";
 
 const POLICY = "examples/reference/12-1-rbac.polar";

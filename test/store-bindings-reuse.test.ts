@@ -29,7 +29,7 @@ beforeAll(async () => {
   // Files in one worker share loaded modules (vitest.config.ts, `isolate: false`): the service
   // is loaded afresh so that it imports the mocked module even when another file loaded it.
   vi.resetModules();
-  const { serviceOver } = await import("../src/api/central.js");
+  const { serviceOver } = await import("../src/service/service.js");
   const { openStore } = await import("../src/store/store.js");
   made = vi.mocked((await import("../src/store/bindings.js")).storeBindings);
   store = await openStore({});

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { serviceOver } from "../src/api/central.js";
+import { serviceOver } from "../src/service/service.js";
 import type { StatementHints } from "../src/store/executor.js";
 import { openDatabase } from "../src/store/sqlite-connection.js";
 import { openSqliteStore, SQLITE_FILE } from "../src/store/sqlite-store.js";

@@ -8,7 +8,7 @@
  *   npx tsx bench/central/id-lists.ts postgres://…    # a PostgreSQL server (its own schema)
  */
 import pg from "pg";
-import { createService } from "../../src/api/central.js";
+import { createService } from "../../src/service/service.js";
 
 const POLICY = `actor User {}
 resource Doc {

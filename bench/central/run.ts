@@ -17,7 +17,6 @@
 import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import pg from "pg";
-import { serviceOver } from "../../src/api/central.js";
 import {
   authorizeQuestion,
   type EvaluateQuery,
@@ -25,6 +24,7 @@ import {
   localStatement,
 } from "../../src/api/questions.js";
 import type { PolarService } from "../../src/api/service.js";
+import { serviceOver } from "../../src/service/service.js";
 import { storeBindings } from "../../src/store/bindings.js";
 import { readShapes } from "../../src/store/facts.js";
 import { type FactStore, openStore } from "../../src/store/store.js";

@@ -15,8 +15,8 @@
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import pg from "pg";
-import { serviceOver } from "../../src/api/central.js";
 import type { PolarService } from "../../src/api/service.js";
+import { serviceOver } from "../../src/service/service.js";
 import type { SqlExecutor } from "../../src/store/executor.js";
 import { type FactStore, openStore } from "../../src/store/store.js";
 import { type AuthorizeQuestion, benchData } from "../central/data.js";

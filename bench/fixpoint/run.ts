@@ -6,7 +6,7 @@
  *   npx tsx bench/fixpoint/run.ts [--nodes=200] [--edges=400] [--iterations=20]
  *     [--store=sqlite|pglite | --database-url=…]
  */
-import { createService } from "../../src/api/central.js";
+import { createService } from "../../src/service/service.js";
 import type { EmbeddedStore } from "../../src/store/store.js";
 
 const flag = (name: string, fallback: string) =>

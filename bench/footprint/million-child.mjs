@@ -5,7 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { createService } from "../../dist/api/central.js";
+import { createService } from "../../dist/service/service.js";
 
 const { facts: total, store = "sqlite", settings, dataDir } = JSON.parse(process.argv[2]);
 const mb = () => Math.round(process.memoryUsage().rss / 1048576);

@@ -137,6 +137,17 @@ const CASES: readonly Case[] = [
     facts: () => viewedDocs(70_000),
   },
   {
+    name: "evaluate_query, 100,000 ids in one constraint",
+    method: "POST",
+    path: "/api/evaluate_query",
+    body: () =>
+      allowQuery(
+        [],
+        Array.from({ length: 100_000 }, (_, i) => `d${i}`),
+      ),
+    facts: () => viewedDocs(100_000),
+  },
+  {
     name: "post policy, (x or y) and ... x14",
     method: "POST",
     path: "/api/policy",

@@ -2,7 +2,7 @@
  * What a write costs the questions after it (issue 15, item 3): in-process, on PostgreSQL, the
  * recursive dataset at its small scale; authorize one call at a time with no writes, then with
  * a one-fact write (a grant to a fresh user, through the same service) before every question.
- * The service keeps its fact shapes as data bindings per data version (src/api/central.ts), and
+ * The service keeps its fact shapes as data bindings per data version (src/service/service.ts), and
  * plans per (policy, bindings): a question after a write may plan again. Prints p50/p99 of the
  * question alone in both runs, and of the write.
  *
@@ -10,7 +10,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
-import { serviceOver } from "../../src/api/central.js";
+import { serviceOver } from "../../src/service/service.js";
 import { openStore } from "../../src/store/store.js";
 import {
   RECURSIVE_POLICY_FILE,

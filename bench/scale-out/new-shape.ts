@@ -4,15 +4,16 @@
  * holds the fact shapes of the current data version; then A stores the first `has_role` on a
  * `Team` (a (predicate, types) shape no fact had) and B is asked at once whether the role holds.
  * B builds its statements from the shapes it read at the last data version it heard of
- * (src/api/central.ts), so the answer depends on whether A's NOTIFY has reached B, unless the
+ * (src/service/service.ts), so the answer depends on whether A's NOTIFY has reached B, unless the
  * question carries the write's offset: `catchUp(offset)` is what the HTTP layer runs for an
  * `OsoOffset` request header (src/http/app.ts). Prints how often B denied, with and without the
  * offset; exits 1 when B denied with it.
  *
  *   npx tsx bench/scale-out/new-shape.ts    # schema bench_new_shape on DATABASE_URL
  */
-import { serviceOver } from "../../src/api/central.js";
+
 import type { PolarService } from "../../src/api/service.js";
+import { serviceOver } from "../../src/service/service.js";
 import { openStore } from "../../src/store/store.js";
 import { dropSchema, freshSchema } from "./instances.js";
 

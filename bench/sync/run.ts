@@ -15,12 +15,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { createService } from "../../src/api/central.js";
 import { runFactsSync } from "../../src/cli/facts-sync-command.js";
 import type { CliIo } from "../../src/cli/io.js";
 import { createApp } from "../../src/http/app.js";
 import { silentLogger } from "../../src/http/logger.js";
 import { startServer } from "../../src/http/server.js";
+import { createService } from "../../src/service/service.js";
 
 const flags = new Map(
   process.argv.slice(2).map((arg) => {

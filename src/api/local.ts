@@ -345,3 +345,37 @@ export function evaluateQueryLocalExpression(
   if (question.shape.kind === "filter") return condition(node);
   return subquery<Record<string, unknown>>(node);
 }
+
+// ---------------------------------------------------------------- parts, for the service
+
+export type LocalEndpoint =
+  | "authorize_query"
+  | "actions_query"
+  | "list_query"
+  | "evaluate_query_local";
+
+/**
+ * The dialect, bindings and question of a local endpoint's body, validated: the service plans
+ * and prints them in steps of its own (src/service/local.ts).
+ */
+export function localParts(
+  endpoint: LocalEndpoint,
+  program: Program,
+  body: unknown,
+  options: LocalOptions = {},
+): { dialect: Dialect; bindings: DataBindings; question: LocalQuestion } {
+  switch (endpoint) {
+    case "authorize_query":
+      return authorizeParts(program, body as AuthorizeQueryRequest, options);
+    case "actions_query":
+      return actionsParts(program, body as ActionsQueryRequest, options);
+    case "list_query":
+      return listParts(program, body as ListQueryRequest, options);
+    case "evaluate_query_local":
+      return evaluateParts(program, body as EvaluateQueryLocalRequest, options);
+    default: {
+      const _never: never = endpoint;
+      return _never;
+    }
+  }
+}

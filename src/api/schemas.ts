@@ -1,7 +1,7 @@
 /**
  * Zod schemas of request and reply bodies, exported for the HTTP layer, the OpenAPI document
  * and library callers: the local-authorization bodies, stored facts and patterns, and the
- * routes of the 1.x clients (src/api/compat.ts). Unknown keys are ignored (clients may send
+ * routes of the 1.x clients (src/service/compat.ts). Unknown keys are ignored (clients may send
  * more); `context_facts` defaults to `[]`; `list_query` accepts and ignores page fields.
  */
 import { z } from "zod";

@@ -45,7 +45,7 @@ export interface PolarService {
   actionsQuery(body: unknown): Promise<Reply>;
   listQuery(body: unknown): Promise<Reply>;
   evaluateQueryLocal(body: unknown): Promise<Reply>;
-  // The routes of the 1.x clients (src/api/compat.ts).
+  // The routes of the 1.x clients (src/service/compat.ts).
   /** `POST /facts`: inserts one fact; the reply is the stored fact. */
   insertFact(body: unknown): Promise<Reply>;
   /** `DELETE /facts`: deletes the facts matching one pattern. */

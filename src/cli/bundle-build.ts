@@ -16,7 +16,7 @@ import { PACKAGE_ROOT } from "./playground-build.js";
 /**
  * Where the bundles go. It must sit two levels below the package root, as src/cli and
  * dist/cli do: the bundled code finds package.json and dist/playground from its own URL,
- * and the worker pool loads `./worker.js` beside it (src/api/pool.ts).
+ * and the worker pool loads `./worker.js` beside it (src/workers/pool.ts).
  */
 export const DEFAULT_BUNDLE_DIR = join(PACKAGE_ROOT, "dist", "bundle");
 
@@ -32,7 +32,7 @@ export async function buildBundle(dir: string = DEFAULT_BUNDLE_DIR): Promise<str
     absWorkingDir: PACKAGE_ROOT,
     entryPoints: {
       "polar-sql": "src/cli/main.ts",
-      worker: "src/api/worker.ts",
+      worker: "src/workers/worker.ts",
       "store-thread": "src/store/store-thread.ts",
     },
     outdir: dir,

@@ -3,7 +3,7 @@
  * SQLite, in memory or in a directory) or a PostgreSQL server, with a policy and optional facts
  * loaded.
  */
-import { createService, type ServiceOptions } from "../api/central.js";
+
 import { LIMIT_SETTINGS, type LimitName, type Limits } from "../api/limits.js";
 import { ApiError, type PolarService } from "../api/service.js";
 import { createApp } from "../http/app.js";
@@ -11,6 +11,7 @@ import { API_KEYS_ENV, generateApiKey, loadApiKeys } from "../http/auth.js";
 import { createLogger, type LogLevel } from "../http/logger.js";
 import { createHttpMetrics } from "../http/metrics.js";
 import { type ServerHandle, startServer } from "../http/server.js";
+import { createService, type ServiceOptions } from "../service/service.js";
 import type { SourceFile } from "../source/source.js";
 import { EMBEDDED_STORES, type EmbeddedStore } from "../store/store.js";
 import { type CommandSpec, parseCommandArgs, reportUsage, UsageError, wantsHelp } from "./args.js";

@@ -207,7 +207,7 @@ export const ROUTES: readonly Route[] = [
     summary: "accepted and ignored (the official client's parity check)",
     reply: messageReplySchema,
   }),
-  // The routes of the 1.x clients (src/api/compat.ts).
+  // The routes of the 1.x clients (src/service/compat.ts).
   post("/facts", (s, { body }) => s.insertFact(body), {
     summary: "insert one fact (1.x `tell`); answers the fact as stored",
     body: insertFactBodySchema,

@@ -133,7 +133,6 @@ export function cachedPlan(program: Program, bindings: DataBindings, goal: Goal)
   const known = entry.plans.get(key);
   if (known instanceof PlanError) throw known;
   if (known) return known;
-  if (deferring) throw new PlanMissing(program, bindings, goal);
   if (entry.plans.size >= MAX_PLANS_PER_ENTRY) entry.plans.clear();
   try {
     const plan = planGoal(entry.planner, goal);
@@ -160,32 +159,16 @@ function cacheEntry(program: Program, bindings: DataBindings): CacheEntry {
 }
 
 /**
- * Thrown by `cachedPlan` under `withDeferredPlanning` when the goal has no cached plan: the
- * caller plans it elsewhere (a worker thread, src/api/pool.ts), hands the result to
- * `rememberPlan` and runs its work again.
+ * The plan cached for the goal, the planner's cached refusal, or undefined when it was never
+ * planned: a caller that plans elsewhere (a worker thread, src/workers/pool.ts) hands what it
+ * gets to `rememberPlan`.
  */
-export class PlanMissing extends Error {
-  constructor(
-    readonly program: Program,
-    readonly bindings: DataBindings,
-    readonly goal: Goal,
-  ) {
-    super("the goal has no cached plan");
-    this.name = "PlanMissing";
-  }
-}
-
-let deferring = false;
-
-/** Runs `work` with plans read from the cache only; a miss throws `PlanMissing`. */
-export function withDeferredPlanning<T>(work: () => T): T {
-  const outer = deferring;
-  deferring = true;
-  try {
-    return work();
-  } finally {
-    deferring = outer;
-  }
+export function knownPlan(
+  program: Program,
+  bindings: DataBindings,
+  goal: Goal,
+): Plan | PlanError | undefined {
+  return cacheEntry(program, bindings).plans.get(goalKey(goal));
 }
 
 /** Stores a plan (or the planner's refusal) made elsewhere for the goal. */

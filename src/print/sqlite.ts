@@ -13,6 +13,7 @@ import {
   FunctionNode,
   GroupByItemNode,
   IdentifierNode,
+  LimitNode,
   type OperationNode,
   OperatorNode,
   ParensNode,
@@ -21,6 +22,7 @@ import {
   SelectQueryNode,
   SqliteQueryCompiler,
   ValueListNode,
+  ValueNode,
   ValuesNode,
 } from "kysely";
 import { aliased, binary, cast, columnRef, select } from "../lower/nodes.js";
@@ -140,11 +142,19 @@ export const sqlite: Dialect = {
     return binary(left, "in", query);
   },
   rowsTable: valuesRows,
-  rowsOperand: (rows) =>
-    select({
-      selections: [SelectAllNode.create()],
-      from: [ParensNode.create(ValuesNode.create(rows.map((row) => ValueListNode.create(row))))],
-    }),
+  // `select * from (select * from (values …) limit -1)`: SQLite pushes the outer WHERE into a
+  // plain VALUES by writing it as one SELECT per row, which took seconds to prepare for 31,000
+  // context facts; a subquery with a LIMIT is left whole (bench/RESULTS.md, "Context facts").
+  rowsOperand: (rows) => {
+    const values = ParensNode.create(
+      ValuesNode.create(rows.map((row) => ValueListNode.create(row))),
+    );
+    const fenced = SelectQueryNode.cloneWithLimit(
+      select({ selections: [SelectAllNode.create()], from: [values] }),
+      LimitNode.create(ValueNode.createImmediate(-1)),
+    );
+    return select({ selections: [SelectAllNode.create()], from: [ParensNode.create(fenced)] });
+  },
   // `(select cast(j.value as text) as arg0 from json_each(?) as j group by j.value) as f0`, the
   // ids a JSON array: integers and booleans as JSON numbers and booleans, the rest as strings.
   // The GROUP BY keeps SQLite from flattening the subquery into the join, so it is computed

@@ -11,8 +11,8 @@
  */
 import pg from "pg";
 import { afterAll, describe } from "vitest";
-import { createService, type ServiceOptions } from "../../src/api/central.js";
 import type { PolarService } from "../../src/api/service.js";
+import { createService, type ServiceOptions } from "../../src/service/service.js";
 
 export interface ServiceEngine {
   readonly name: "pglite" | "sqlite" | "postgres";

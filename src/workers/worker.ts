@@ -1,5 +1,5 @@
 /**
- * A worker thread of the pool (src/api/pool.ts): answers each `{ id, task }` message with
+ * A worker thread of the pool (src/workers/pool.ts): answers each `{ id, task }` message with
  * `{ id, outcome }` or `{ id, error }`; a `{ warm }` message checks a policy, unanswered.
  */
 import { parentPort } from "node:worker_threads";

@@ -1,8 +1,11 @@
 /**
- * The work a request may send off the event loop (src/api/pool.ts): judging a posted policy
+ * The work a request may send off the event loop (src/workers/pool.ts): judging a posted policy
  * and planning a question. Tasks and outcomes are plain data, copied between threads; the
- * same `performTask` runs in a worker (src/api/worker.ts) or, without a pool, in place.
+ * same `performTask` runs in a worker (src/workers/worker.ts) or, without a pool, in place.
  */
+
+import { budgetError, type Limits, workBudget } from "../api/limits.js";
+import { ApiError } from "../api/service.js";
 import type { DataBindings } from "../bindings/types.js";
 import { type CheckResult, checkPolicy } from "../check/check.js";
 import type { Program } from "../check/program.js";
@@ -13,9 +16,7 @@ import type { Plan } from "../plan/ir.js";
 import { cachedPlan } from "../plan/plan.js";
 import type { Problem } from "../source/problems.js";
 import type { SourceFile, Span } from "../source/source.js";
-import { budgetError, type Limits, workBudget } from "./limits.js";
 import { judgePolicy } from "./policy-verdict.js";
-import { ApiError } from "./service.js";
 
 export type Task =
   | {

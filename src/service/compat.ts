@@ -3,10 +3,7 @@
  * writes become `/batch` changesets (same validation, one transaction), `bulk_actions` and
  * `query` become `/evaluate_query` questions. Documented in docs/migrating-from-oso-cloud.md.
  */
-import { canonicalFact } from "../check/facts.js";
-import { type Program, predicateKey } from "../check/program.js";
-import { compareCodePoints, type GroundFact, isAbstractType } from "../core/value.js";
-import type { FactShape } from "../store/facts.js";
+
 import {
   bulkActionsBodySchema,
   bulkBodySchema,
@@ -15,10 +12,14 @@ import {
   deleteFactBodySchema,
   factQueryBodySchema,
   insertFactBodySchema,
-} from "./schemas.js";
-import { ApiError, type PolarService, type Reply } from "./service.js";
-import { candidateTypes, concreteSubtypes } from "./wildcard-types.js";
-import { parseBody } from "./wire.js";
+} from "../api/schemas.js";
+import { ApiError, type PolarService, type Reply } from "../api/service.js";
+import { candidateTypes, concreteSubtypes } from "../api/wildcard-types.js";
+import { parseBody } from "../api/wire.js";
+import { canonicalFact } from "../check/facts.js";
+import { type Program, predicateKey } from "../check/program.js";
+import { compareCodePoints, type GroundFact, isAbstractType } from "../core/value.js";
+import type { FactShape } from "../store/facts.js";
 
 export interface CompatSources {
   /** The active policy (the empty one when none was stored). */

@@ -1,15 +1,22 @@
 /**
  * Whether a posted policy may become the active one: it checks, fits the limits
- * (docs/limits.md) and passes its own tests. Runs in a worker thread (src/api/worker.ts) so a
+ * (docs/limits.md) and passes its own tests. Runs in a worker thread (src/workers/worker.ts) so a
  * costly policy never holds the event loop; a refusal is the `ApiError` the client receives.
  */
+
+import {
+  budgetError,
+  checkPolicyShape,
+  type Limits,
+  limitError,
+  workBudget,
+} from "../api/limits.js";
+import { ApiError } from "../api/service.js";
 import { type CheckResult, checkPolicy } from "../check/check.js";
 import { BudgetExceeded, withBudget } from "../core/budget.js";
 import { runTests } from "../evaluate/test-runner.js";
 import { formatDiagnosticLine } from "../source/format.js";
 import type { SourceFile } from "../source/source.js";
-import { budgetError, checkPolicyShape, type Limits, limitError, workBudget } from "./limits.js";
-import { ApiError } from "./service.js";
 
 /**
  * The policy's warnings as a message suffix (empty without warnings); throws the refusal.

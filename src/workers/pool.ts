@@ -1,6 +1,6 @@
 /**
  * A pool of worker threads for the work of a request that may run long (judging a policy,
- * planning a question; src/api/work.ts), so the event loop keeps answering other requests.
+ * planning a question; src/workers/work.ts), so the event loop keeps answering other requests.
  * Each task has a deadline counted from when a worker takes it, and again from when a plan
  * task's policy is checked (a worker checks each policy once): a running task past it is
  * refused with a 422 naming the `requestMs` limit and its worker is ended and replaced; a task
@@ -8,10 +8,10 @@
  */
 import { availableParallelism } from "node:os";
 import { type ResourceLimits, Worker } from "node:worker_threads";
-import type { SourceFile } from "../source/source.js";
-import { limitMessage } from "./limits.js";
-import { ApiError } from "./service.js";
+import { limitMessage } from "../api/limits.js";
+import { ApiError } from "../api/service.js";
 import { sourceWorkerUrl } from "../core/source-worker.js";
+import type { SourceFile } from "../source/source.js";
 import type { Outcome, Task } from "./work.js";
 
 export interface PoolOptions {
@@ -33,7 +33,7 @@ export interface WorkerPool {
   run(task: Task, deadlineMs: number, background?: boolean): Promise<Outcome>;
   /**
    * Has every worker, and each one started later, check this policy ahead of the plans that
-   * will need it (a worker checks a policy once: src/api/work.ts). Nothing is answered.
+   * will need it (a worker checks a policy once: src/workers/work.ts). Nothing is answered.
    */
   warm(sources: readonly SourceFile[]): void;
   close(): Promise<void>;

@@ -1,0 +1,79 @@
+/**
+ * The store as one question sees it: the active program, the fact table as data bindings, the
+ * zero-argument facts as central facts, and the data version they were read at. Shapes are
+ * read again only when the data version changes, and a write that adds no shape keeps the
+ * bindings object, so the plans kept per bindings object stay.
+ */
+import type { DataBindings } from "../bindings/types.js";
+import { checkPolicy } from "../check/check.js";
+import type { Program } from "../check/program.js";
+import type { GroundFact } from "../core/value.js";
+import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
+import { storeBindings } from "../store/bindings.js";
+import { matchingFacts, readShapes } from "../store/facts.js";
+import type { FactStore } from "../store/store.js";
+
+export interface Snapshot {
+  readonly program: Program;
+  readonly bindings: DataBindings;
+  readonly central: CentralFacts;
+  readonly version: number;
+}
+
+/** The fallback policy when none was stored: no rules, so every answer is negative. */
+export const EMPTY_PROGRAM: Program = (() => {
+  const result = checkPolicy([{ name: "empty.polar", text: "" }]);
+  if (!result.ok) throw new Error("the empty policy does not check");
+  return result.program;
+})();
+
+/** The active program, or the empty one. */
+export async function activeProgram(store: FactStore): Promise<Program> {
+  return (await store.program()) ?? EMPTY_PROGRAM;
+}
+
+/**
+ * Snapshots of `store`, one per data version.
+ *
+ *   const snapshots = storeSnapshots(store);
+ *   const { program, bindings, version } = await snapshots.current();
+ */
+export function storeSnapshots(store: FactStore): { current(): Promise<Snapshot> } {
+  let shapesAt = -1;
+  let bindings = storeBindings([], store.dialect);
+  let bindingsShapes = "[]";
+  let central: CentralFacts = NO_CENTRAL_FACTS;
+
+  async function readAt(version: number): Promise<void> {
+    const shapes = await readShapes(store.db);
+    // Zero-argument facts cannot be written as bindings; they are few, so inline them.
+    const facts: GroundFact[] = [];
+    for (const shape of shapes) {
+      if (shape.types.length === 0)
+        facts.push(...(await matchingFacts(store.db, shape.predicate, 0)));
+    }
+    const shapesKey = JSON.stringify(shapes.map((shape) => [shape.predicate, shape.types]));
+    if (shapesKey !== bindingsShapes) {
+      bindings = storeBindings(shapes, store.dialect);
+      bindingsShapes = shapesKey;
+    }
+    // Without zero-argument facts there are no central facts: printing skips every lookup.
+    central =
+      facts.length === 0
+        ? NO_CENTRAL_FACTS
+        : {
+            facts: (predicate, arity) =>
+              arity === 0 ? facts.filter((fact) => fact.predicate === predicate) : [],
+          };
+    shapesAt = version;
+  }
+
+  return {
+    async current() {
+      const program = await activeProgram(store);
+      const version = await store.dataVersion();
+      if (version !== shapesAt) await readAt(version);
+      return { program, bindings, central, version };
+    },
+  };
+}
