@@ -4,12 +4,16 @@
  * sent every 20 ms (open loop: latency counts from the scheduled send) while it runs.
  * Target: every case answered (or refused with a 4xx) within 5 s; concurrent p99 <= 250 ms.
  *
- *   npx tsx bench/hostile/run.ts            # all cases
+ *   npx tsx bench/hostile/run.ts            # all cases, on the in-memory default store
  *   npx tsx bench/hostile/run.ts calls or   # cases whose name contains a word
+ *   npx tsx bench/hostile/run.ts --store pglite
+ *   npx tsx bench/hostile/run.ts --database-url postgres://postgres@127.0.0.1:5432/test
+ *
+ * Each row also gives the server's resident memory after the case (and its growth over it).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -265,9 +269,15 @@ const AUTHORIZE = JSON.stringify({
 function startServer(
   apiKey: string,
   policyFile: string,
+  storeArgs: readonly string[],
 ): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ["--import", "tsx", "bench/hostile/serve.ts"], {
-    env: { ...process.env, POLAR_SQL_API_KEYS: apiKey, HOSTILE_POLICY: policyFile },
+    env: {
+      ...process.env,
+      POLAR_SQL_API_KEYS: apiKey,
+      HOSTILE_POLICY: policyFile,
+      HOSTILE_STORE_ARGS: JSON.stringify(storeArgs),
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
@@ -348,13 +358,34 @@ async function background(url: string, apiKey: string, until: Promise<unknown>) 
   };
 }
 
+/** The server's resident memory in MB (Linux). */
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+/** `--store <name>` and `--database-url <url>` for the server; the other words pick cases. */
+function parseArguments(args: readonly string[]): { words: string[]; storeArgs: string[] } {
+  const words: string[] = [];
+  const storeArgs: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--store" || arg === "--database-url") storeArgs.push(arg, args[++i] ?? "");
+    else words.push(arg);
+  }
+  return { words, storeArgs };
+}
+
 async function main(): Promise<void> {
-  const words = process.argv.slice(2);
+  const { words, storeArgs } = parseArguments(process.argv.slice(2));
   const chosen = CASES.filter((c) => words.length === 0 || words.some((w) => c.name.includes(w)));
   const apiKey = randomBytes(12).toString("hex");
   const policyFile = join(tmpdir(), `polar-sql-hostile-${process.pid}.polar`);
   await writeFile(policyFile, BASE);
-  const server = await startServer(apiKey, policyFile);
+  const server = await startServer(apiKey, policyFile, storeArgs);
+  const pid = server.child.pid!;
+  console.log(`store: ${storeArgs.join(" ") || "the default (SQLite, in memory)"}`);
   const rows: string[] = [];
   try {
     for (const c of chosen) {
@@ -367,6 +398,7 @@ async function main(): Promise<void> {
       // The ordinary question's plan is made once for the active policy before timing.
       await send(server.url, apiKey, "POST", "/api/authorize", AUTHORIZE);
       const body = c.body();
+      const rssBefore = await rssMb(pid);
       const started = performance.now();
       const hostile = send(server.url, apiKey, c.method, c.path, body).then((reply) => ({
         ...reply,
@@ -376,10 +408,11 @@ async function main(): Promise<void> {
       const reply = await hostile;
       const alive =
         (await send(server.url, apiKey, "POST", "/api/authorize", AUTHORIZE)).status === 200;
+      const rss = await rssMb(pid);
       if (facts.length > 0) await send(server.url, apiKey, "POST", "/api/clear_data", "");
       const note =
         reply.status >= 400 ? (JSON.parse(reply.text) as { message: string }).message : "";
-      const row = `| ${c.name} | ${reply.status} | ${reply.ms} | ${concurrent.p99} | ${concurrent.max} | ${concurrent.count} | ${concurrent.failures} | ${alive ? "yes" : "NO"} | ${note.slice(0, 140).replaceAll("|", "\\|")} |`;
+      const row = `| ${c.name} | ${reply.status} | ${reply.ms} | ${concurrent.p99} | ${concurrent.max} | ${concurrent.count} | ${concurrent.failures} | ${alive ? "yes" : "NO"} | ${rss} (+${rss - rssBefore}) | ${note.slice(0, 140).replaceAll("|", "\\|")} |`;
       console.log(row);
       rows.push(row);
     }
@@ -389,7 +422,7 @@ async function main(): Promise<void> {
     await rm(policyFile, { force: true });
   }
   console.log(
-    "\n| case | status | ms | authorize p99 ms | max ms | authorize requests | non-200 | alive | message |\n|---|---|---|---|---|---|---|---|---|",
+    "\n| case | status | ms | authorize p99 ms | max ms | authorize requests | non-200 | alive | RSS MB (growth) | message |\n|---|---|---|---|---|---|---|---|---|---|",
   );
   for (const row of rows) console.log(row);
 }

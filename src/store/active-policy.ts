@@ -1,0 +1,157 @@
+/**
+ * Which policy is active and which data version this instance has seen. While the store
+ * follows other instances' writes (LISTEN on PostgreSQL), the data version is known without
+ * asking and the policy is read again only after a change; otherwise the version is read for
+ * every question and the policy after `refreshMs` (SQLite: whenever a newer one was stored).
+ */
+import { checkPolicyInSlices } from "../check/check.js";
+import type { Program } from "../check/program.js";
+import type { SqlExecutor } from "./executor.js";
+import { META_TABLE, POLICY_TABLE } from "./schema.js";
+import { fromStoredText, policyFileName, type StoredPolicy } from "./stored-text.js";
+
+export interface ActivePolicy {
+  readonly version: number;
+  readonly policy: StoredPolicy;
+  readonly program: Program;
+}
+
+/** What the store asks of the active policy and the data version. */
+export interface PolicyState {
+  /** The active policy, read again when it may have changed. */
+  load(): Promise<ActivePolicy | null>;
+  /** The active policy, read again now. */
+  loadFresh(): Promise<ActivePolicy | null>;
+  /** A policy this instance just stored and checked. */
+  setActive(active: ActivePolicy): void;
+  dataVersion(): Promise<number>;
+  /** After this instance's own commit: known at once, without waiting for the notification. */
+  committed(version: number): number;
+  catchUp(version: number): Promise<void>;
+  /** Follows notices of `channel` whose payload is `<this schema>:<version>`. */
+  follow(channel: string): Promise<void>;
+}
+
+export function policyState(db: SqlExecutor, refreshMs: number): PolicyState {
+  let active: ActivePolicy | null = null;
+  let checkedAt = -Infinity;
+  // While notifications are followed, the data version is known without asking, and the
+  // policy is re-read only after a change; otherwise both are read as before (policy: TTL).
+  let following = false;
+  let knownVersion: number | null = null;
+  let policyStale = true;
+  // The data version when the policy was last read (for `catchUp` when not following).
+  let policyReadAt = -1;
+
+  function learnVersion(version: number): void {
+    if (knownVersion !== null && version <= knownVersion) return;
+    knownVersion = version;
+    policyStale = true;
+  }
+
+  async function loadActive(): Promise<ActivePolicy | null> {
+    if (db.engine === "sqlite") {
+      // Reads are local: every question asks for the newest policy's version (its primary
+      // key's last entry), so another process's policy is seen at once.
+      const [newest] = await db.query<{ version: number | null }>(
+        `SELECT max(version) AS version FROM ${POLICY_TABLE}`,
+      );
+      if ((newest?.version ?? null) === (active?.version ?? null) && policyReadAt >= 0)
+        return active;
+    } else {
+      const fresh = following ? !policyStale : Date.now() - checkedAt < refreshMs;
+      if (fresh) return active;
+    }
+    policyStale = false; // before reading: a change noticed meanwhile reads again
+    policyReadAt = await storedVersion();
+    const rows = await db.query<{ version: string; src: string; filename: string | null }>(
+      `SELECT version, src, filename FROM ${POLICY_TABLE} ORDER BY version DESC LIMIT 1`,
+    );
+    checkedAt = Date.now();
+    const row = rows[0];
+    if (!row) {
+      active = null;
+      return null;
+    }
+    if (active && active.version === Number(row.version)) return active;
+    const policy = {
+      src: fromStoredText(row.src),
+      filename: row.filename === null ? null : fromStoredText(row.filename),
+    };
+    const checked = await checkPolicyInSlices([
+      { name: policyFileName(policy.filename), text: policy.src },
+    ]);
+    // A stored policy was valid when stored; it can only fail after an incompatible upgrade.
+    if (!checked.ok)
+      throw new Error(`stored policy no longer checks: ${checked.diagnostics[0]?.message}`);
+    active = { version: Number(row.version), policy, program: checked.program };
+    return active;
+  }
+
+  async function storedVersion(): Promise<number> {
+    const rows = await db.query<{ value: string }>(
+      `SELECT value FROM ${META_TABLE} WHERE key = 'data_version'`,
+    );
+    return Number(rows[0]?.value ?? 0);
+  }
+
+  /** The data version as stored, learned when following. */
+  async function readVersion(): Promise<number> {
+    const version = await storedVersion();
+    if (following) learnVersion(version);
+    return version;
+  }
+
+  async function loadActiveFresh(): Promise<ActivePolicy | null> {
+    checkedAt = -Infinity;
+    policyStale = true;
+    return loadActive();
+  }
+
+  return {
+    load: loadActive,
+    loadFresh: loadActiveFresh,
+    setActive(next) {
+      active = next;
+    },
+    async dataVersion() {
+      if (following && knownVersion !== null) return knownVersion;
+      return readVersion();
+    },
+    committed(version) {
+      if (following && knownVersion !== null && version > knownVersion) knownVersion = version;
+      return version;
+    },
+    async catchUp(version) {
+      if (following) {
+        // Learning the version refreshes the policy and every cache keyed by the version.
+        if (knownVersion === null || version > knownVersion) await readVersion();
+        return;
+      }
+      // Not following, each question reads the data version already; only the policy lags.
+      if (version > policyReadAt) checkedAt = -Infinity;
+    },
+    async follow(channel) {
+      const [{ schema } = { schema: "" }] = await db.query<{ schema: string }>(
+        "SELECT current_schema() AS schema",
+      );
+      const ours = `${schema}:`;
+      await db.listen(channel, {
+        notice: (payload) => {
+          if (!payload.startsWith(ours)) return;
+          const version = Number(payload.slice(ours.length));
+          if (Number.isSafeInteger(version)) learnVersion(version);
+        },
+        lost: () => {
+          following = false;
+          knownVersion = null;
+        },
+        listening: () => {
+          following = true;
+          policyStale = true;
+        },
+      });
+      following = true;
+    },
+  };
+}
