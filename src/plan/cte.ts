@@ -3,20 +3,18 @@
  * arguments) and the walk form (demanded values of the varying bound arguments), registered
  * once per distinct definition.
  */
-import { type Adornment, freshAlias, ruleOrigin, universalRuleOrigin } from "./context.js";
+import { freshAlias, ruleOrigin, universalRuleOrigin } from "./context.js";
 import { at, PlanError } from "./errors.js";
+import type { Prefix } from "./expand.js";
 import {
   type Expansion,
-  expandBranches,
-  inlineExits,
-  type Prefix,
+  freeColumns,
   positionsOf,
   type RecursivePlan,
   recref,
   withoutSource,
-} from "./expand.js";
+} from "./expansion.js";
 import {
-  argColumn,
   type Branch,
   type Condition,
   type CteColumn,
@@ -76,14 +74,6 @@ function onlyTerms(expansion: Expansion, outputs: readonly Output[], plan: Recur
   });
 }
 
-/** The CTE columns of an instance's free arguments, `argN` with its exact type. */
-export function freeColumns(plan: RecursivePlan): CteColumn[] {
-  return positionsOf(plan, "free").map((i) => {
-    const wanted = plan.adornment[i] as Extract<Adornment, { kind: "free" }>;
-    return { name: argColumn(i), type: wanted.constraint.exact! };
-  });
-}
-
 function keyColumns(call: RecursiveCallSource, dynamic: readonly number[]): CteColumn[] {
   return dynamic.map((i) => ({ name: `k${i}`, type: termType(call.args[i]!) }));
 }
@@ -108,7 +98,7 @@ export function accumulate(
     dynamic.length === 0
       ? flattenExits(expansion, plan, call.args, new Set([plan.key]))
       : plan.exits.map((exit) => instantiate(exit, () => freshAlias(planner), call.args));
-  const seeds = expandBranches(
+  const seeds = expansion.expandBranches(
     expansion,
     exits.map((copy) => {
       return {
@@ -126,7 +116,7 @@ export function accumulate(
     }),
   );
   const stepInputs = call.args.map((arg, i) => (dynamic.includes(i) ? keyOf(i) : arg));
-  const steps = expandBranches(
+  const steps = expansion.expandBranches(
     expansion,
     plan.steps.map((step) => {
       const copy = instantiate(step, () => freshAlias(planner), stepInputs);
@@ -196,7 +186,7 @@ export function walk(
         : arg,
   );
   expansion.building.push(plan.key);
-  const steps = expandBranches(
+  const steps = expansion.expandBranches(
     expansion,
     plan.steps.map((step) => {
       const copy = instantiate(step, () => freshAlias(planner), stepInputs);
@@ -241,7 +231,7 @@ export function walk(
       right: call.args[i]!,
     }),
   );
-  return inlineExits(
+  return expansion.inlineExits(
     expansion,
     branch,
     index,

@@ -29,6 +29,14 @@ import {
 } from "./context.js";
 import { accumulate, walk } from "./cte.js";
 import { at, PlanError } from "./errors.js";
+import {
+  type Expansion,
+  passesThrough,
+  positionsOf,
+  type RecursivePlan,
+  varyingPositions,
+  withoutSource,
+} from "./expansion.js";
 import { planInstance } from "./instance.js";
 import {
   argColumn,
@@ -38,31 +46,20 @@ import {
   isSubquery,
   type Output,
   type RecursiveCallSource,
-  type RecursiveCte,
   type SourceRef,
   type Term,
   termType,
 } from "./ir.js";
 import { reuseWalk } from "./reuse.js";
-import { instantiate, mapBranch, mentions, mentionsAlias } from "./rewrite.js";
+import { instantiate, mapBranch, mentions } from "./rewrite.js";
 import { exactType } from "./types.js";
-
-export interface Expansion {
-  readonly planner: Planner;
-  readonly ctes: RecursiveCte[];
-  readonly cteIndex: Map<string, number>;
-  /** Walk CTEs: seeded by question values, so they hold few rows. */
-  readonly selectiveCtes: Set<number>;
-  /** Recursive instances whose CTE is being built (a guard against endless expansion). */
-  readonly building: string[];
-  /** Walk CTEs by index: their varying positions and step relation (see `walkSignature`). */
-  readonly walks: Map<number, { readonly varying: readonly number[]; readonly signature: string }>;
-}
 
 /** An expansion with no CTE built yet, for one plan. */
 export function newExpansion(planner: Planner): Expansion {
   return {
     planner,
+    expandBranches,
+    inlineExits,
     ctes: [],
     cteIndex: new Map(),
     selectiveCtes: new Set(),
@@ -72,8 +69,6 @@ export function newExpansion(planner: Planner): Expansion {
 }
 
 const MAX_NESTED_CTES = 64;
-
-export type RecursivePlan = Extract<InstancePlan, { kind: "recursive" }>;
 
 /** Every branch with its `reccall` sources (also inside `[not_]exists`) replaced by CTE reads. */
 export function expandBranches(expansion: Expansion, branches: readonly Branch[]): Branch[] {
@@ -157,17 +152,6 @@ function calledPlan(
     throw new Error(`internal: instance ${key} is not a planned recursive instance`);
   }
   return plan;
-}
-
-/** The argument positions of the instance with this adornment kind. */
-export function positionsOf(plan: RecursivePlan, kind: Adornment["kind"]): number[] {
-  return plan.adornment.flatMap((wanted, i) => (wanted.kind === kind ? [i] : []));
-}
-
-/** The step's reference to its own instance. */
-export function recref(step: Branch, key: string): SourceRef & { source: RecursiveCallSource } {
-  const ref = step.sources.find((s) => s.source.kind === "recref" && s.source.instance === key);
-  return ref as SourceRef & { source: RecursiveCallSource };
 }
 
 function expandCall(expansion: Expansion, branch: Branch, index: number): Branch[] {
@@ -259,29 +243,6 @@ function expandAs(
   return replanAt(bound);
 }
 
-/** Bound positions whose value some step changes (the others are invariant). */
-export function varyingPositions(plan: RecursivePlan, bound: readonly number[]): number[] {
-  return bound.filter((i) =>
-    plan.steps.some((step) => {
-      const arg = recref(step, plan.key).source.args[i];
-      return !(arg?.kind === "input" && arg.index === i);
-    }),
-  );
-}
-
-/** Each free argument of the step is the recursive call's own, and nothing else reads it. */
-export function passesThrough(plan: RecursivePlan, step: Branch): boolean {
-  const self = recref(step, plan.key);
-  const others: Branch = { ...step, sources: step.sources.filter((s) => s !== self) };
-  if (mentionsAlias(others, self.alias, false)) return false;
-  return positionsOf(plan, "free").every((i) => {
-    const output = step.outputs[i]!;
-    return (
-      output.kind === "column" && output.alias === self.alias && output.column === argColumn(i)
-    );
-  });
-}
-
 // ---------------------------------------------------------------- replanning
 
 /**
@@ -343,11 +304,6 @@ function replan(
       return _never;
     }
   }
-}
-
-/** The branch without its source at `index`. */
-export function withoutSource(branch: Branch, index: number): Branch {
-  return { ...branch, sources: branch.sources.filter((_, i) => i !== index) };
 }
 
 /**

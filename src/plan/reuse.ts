@@ -5,18 +5,17 @@
  */
 
 import { freshAlias } from "./context.js";
-import { freeColumns } from "./cte.js";
 import { PlanError } from "./errors.js";
 import {
   type Expansion,
-  inlineExits,
+  freeColumns,
   passesThrough,
   positionsOf,
   type RecursivePlan,
   recref,
   varyingPositions,
   withoutSource,
-} from "./expand.js";
+} from "./expansion.js";
 import {
   argColumn,
   type Branch,
@@ -109,7 +108,10 @@ export function reuseWalk(
     varying.includes(i) ? column(SIGNATURE_SELF, `s${i}`, termType(arg!)) : arg,
   );
   if (walkSignature(plan, stepInputs, varying) !== walkInfo.signature) return null;
-  return inlineExits(expansion, branch, index, plan, [], { inputs: call.args, joins: [] });
+  return expansion.inlineExits(expansion, branch, index, plan, [], {
+    inputs: call.args,
+    joins: [],
+  });
 }
 
 /**
