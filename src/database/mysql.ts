@@ -241,6 +241,57 @@ interface TableRow {
   readonly kind: string;
 }
 
+type CatalogRows = readonly Record<string, unknown>[];
+
+/**
+ * One table's catalog entry from the rows of `mysqlColumns`, `mysqlUniqueIndexes` and
+ * `mysqlForeignKeys` for all the tables read together.
+ */
+function catalogTable(
+  row: TableRow,
+  columns: CatalogRows,
+  indexes: CatalogRows,
+  references: CatalogRows,
+): CatalogTable {
+  const mine = (list: CatalogRows) => list.filter((r) => r.tbl === row.name);
+  const keys = new Map<string, (string | null)[]>();
+  for (const index of mine(indexes)) {
+    const key = keys.get(index.idx as string) ?? [];
+    key.push((index.name as string | null) ?? null);
+    keys.set(index.idx as string, key);
+  }
+  const complete = (key: readonly (string | null)[]): key is string[] =>
+    key.every((name) => name !== null);
+  const primary = keys.get("PRIMARY");
+  const foreignKeys = new Map<string, CatalogForeignKey>();
+  for (const ref of mine(references)) {
+    const found = foreignKeys.get(ref.con as string) ?? {
+      columns: [],
+      references: { schema: ref.ref_schema as string, name: ref.ref_name as string },
+      referencedColumns: [],
+    };
+    (found.columns as string[]).push(ref.name as string);
+    (found.referencedColumns as string[]).push(ref.ref_column as string);
+    foreignKeys.set(ref.con as string, found);
+  }
+  return {
+    schema: row.schema,
+    name: row.name,
+    kind: row.kind === "VIEW" || row.kind === "SYSTEM VIEW" ? "view" : "table",
+    columns: mine(columns).map((c) => ({
+      name: c.name as string,
+      type: c.type as string,
+      nullable: c.nullable === "YES",
+    })),
+    primaryKey: primary && complete(primary) ? primary : null,
+    uniqueKeys: [...keys]
+      .filter(([name]) => name !== "PRIMARY")
+      .map(([, key]) => key)
+      .filter(complete),
+    foreignKeys: [...foreignKeys.values()],
+  };
+}
+
 /** A session over one MySQL or MariaDB connection (a pool does not do). */
 export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}): DatabaseSession {
   /** Runs a statement of src/database/catalog-queries.ts. */
@@ -270,46 +321,7 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
     // Unique indexes, primary keys included; an index on an expression has a NULL column.
     const indexes = await runQuery(mysqlUniqueIndexes(schema, names));
     const references = await runQuery(mysqlForeignKeys(schema, names));
-    return rows.map((row) => {
-      const mine = (list: readonly Record<string, unknown>[]) =>
-        list.filter((r) => r.tbl === row.name);
-      const keys = new Map<string, (string | null)[]>();
-      for (const index of mine(indexes.rows)) {
-        const key = keys.get(index.idx as string) ?? [];
-        key.push((index.name as string | null) ?? null);
-        keys.set(index.idx as string, key);
-      }
-      const complete = (key: readonly (string | null)[]): key is string[] =>
-        key.every((name) => name !== null);
-      const primary = keys.get("PRIMARY");
-      const foreignKeys = new Map<string, CatalogForeignKey>();
-      for (const ref of mine(references.rows)) {
-        const found = foreignKeys.get(ref.con as string) ?? {
-          columns: [],
-          references: { schema: ref.ref_schema as string, name: ref.ref_name as string },
-          referencedColumns: [],
-        };
-        (found.columns as string[]).push(ref.name as string);
-        (found.referencedColumns as string[]).push(ref.ref_column as string);
-        foreignKeys.set(ref.con as string, found);
-      }
-      return {
-        schema: row.schema,
-        name: row.name,
-        kind: row.kind === "VIEW" || row.kind === "SYSTEM VIEW" ? "view" : "table",
-        columns: mine(columns.rows).map((c) => ({
-          name: c.name as string,
-          type: c.type as string,
-          nullable: c.nullable === "YES",
-        })),
-        primaryKey: primary && complete(primary) ? primary : null,
-        uniqueKeys: [...keys]
-          .filter(([name]) => name !== "PRIMARY")
-          .map(([, key]) => key)
-          .filter(complete),
-        foreignKeys: [...foreignKeys.values()],
-      };
-    });
+    return rows.map((row) => catalogTable(row, columns.rows, indexes.rows, references.rows));
   }
 
   /** Declared types of result columns read straight from a table or view. */
