@@ -126,7 +126,7 @@ describe("bad input", () => {
       'facts:\n  "nope(Nowhere:_)":\n    query: SELECT id FROM x\n',
       facts,
     );
-    expect(unknown.problems.map((p) => [p.code, p.line])).toContainEqual(["P707", 2]);
+    expect(unknown.problems.map((p) => [p.code, p.line])).toContainEqual(["W010", 2]);
   });
 
   it("rejects malformed questions and reads list questions", () => {

@@ -121,7 +121,7 @@ export type BindingsProblem =
     }
   // ---- against the policy
   | {
-      readonly code: "P707";
+      readonly code: "W010";
       readonly kind: "undeclared-binding-type";
       readonly type: string;
       readonly signature: string;
@@ -232,6 +232,9 @@ export type BindingsProblem =
 
 export type BindingsProblemKind = BindingsProblem["kind"];
 
+/** The hint of a binding the policy cannot use (W004, W010). */
+const IGNORED = "the binding is ignored, as Oso ignores bindings no rule reads";
+
 /** The message and hint of a problem. */
 export interface Described {
   /** One line, lowercase, no trailing period, names in backticks. */
@@ -339,6 +342,7 @@ export function describeBindingsProblem(problem: BindingsProblem): Described {
     case "undeclared-binding-type":
       return {
         message: `type ${tick(problem.type)} in binding ${tick(problem.signature)} is not declared by the policy${problem.suggestion}`,
+        help: IGNORED,
       };
     case "column-count":
       return problem.database
@@ -352,20 +356,24 @@ export function describeBindingsProblem(problem: BindingsProblem): Described {
     case "unread-predicate":
       return {
         message: `no rule of the policy reads ${tick(problem.predicate)}${problem.suggestion}`,
+        help: IGNORED,
       };
     case "unread-arity": {
       const one = problem.arities.length === 1 && problem.arities[0] === 1;
       return {
         message: `rules read ${tick(problem.predicate)} with ${problem.arities.join(" or ")} ${one ? "argument" : "arguments"}, but binding ${tick(problem.signature)} has ${problem.arity}`,
+        help: IGNORED,
       };
     }
     case "unread-constant":
       return {
         message: `no rule reads ${problem.noun} ${tick(problem.value)} of binding ${tick(problem.signature)}${problem.suggestion}`,
+        help: IGNORED,
       };
     case "unread-types":
       return {
         message: `no rule reads ${tick(problem.predicate)} with the types of binding ${tick(problem.signature)}`,
+        help: IGNORED,
       };
     case "unproduced-fact": {
       const fact = tick(problem.fact);
@@ -379,6 +387,7 @@ export function describeBindingsProblem(problem: BindingsProblem): Described {
     case "unknown-sql-type":
       return {
         message: `\`sql_types\` names type ${tick(problem.type)}, which the policy does not declare${problem.suggestion}`,
+        help: "the entry is ignored",
       };
     case "unused-key":
       return {
