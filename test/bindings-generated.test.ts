@@ -8,6 +8,7 @@
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createService } from "../src/api/central.js";
 import { actionsQuery, authorizeQuery, listQuery } from "../src/api/local.js";
@@ -23,6 +24,7 @@ import { inMemoryCentralFacts } from "../src/plan/resolve/central-facts.js";
 import { DIALECT_NAMES } from "../src/print/registry.js";
 import { checked } from "./local-support.js";
 import { describeEngines } from "./support/databases.js";
+import { propertyRuns } from "./support/runs.js";
 
 const DIR = "test/fixtures/generated";
 const POLICY = await readFile(join(DIR, "policy.polar"), "utf8");
@@ -114,6 +116,62 @@ describe("generated bindings against a policy that reads fewer of them", () => {
         );
       }
     }
+  });
+
+  it("any binding the policy cannot use changes no SQL (property)", () => {
+    // Entries that name a type the policy does not declare, or a fact no rule reads.
+    const unusable = fc.oneof(
+      fc
+        .record({
+          predicate: fc.constantFrom("has_relation", "has_role", "is_public", "has_status"),
+          types: fc.array(fc.constantFrom("UserAssignment", "Widget", "Document", "User"), {
+            minLength: 1,
+            maxLength: 3,
+          }),
+        })
+        .filter(({ types }) => types.some((t) => t === "UserAssignment" || t === "Widget")),
+      fc.record({
+        predicate: fc.constantFrom("has_title", "is_archived", "owned_by", "has_status_code"),
+        types: fc.array(fc.constantFrom("Document", "Organization", "User"), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+      }),
+    );
+    const central = inMemoryCentralFacts(CENTRAL);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(unusable, { selector: (e) => JSON.stringify(e), maxLength: 6 }),
+        fc.constantFrom(...USERS),
+        fc.constantFrom(...DOCUMENTS),
+        fc.constantFrom(...DIALECT_NAMES),
+        (extra, actor_id, resource_id, dialect) => {
+          const entries = extra.map(({ predicate, types }) => {
+            const signature = `${predicate}(${types.map((t) => `${t}:_`).join(", ")})`;
+            // Names the compiler generates: were the binding read, they would change the SQL.
+            const columns = types.map((_, i) => `polar_c${i}`).join(", ");
+            return `  "${signature}":\n    query: SELECT ${columns} FROM polar_c9 AS f0\n`;
+          });
+          const yaml = USED.replace("facts:\n", `facts:\n${entries.join("")}`).concat(
+            "  Widget: uuid\n",
+          );
+          const query = {
+            actor_type: "User",
+            actor_id,
+            action: "read",
+            resource_type: "Document",
+            resource_id,
+          };
+          const options = { dialect, central, cacheText: false };
+          const sql = (b: string) =>
+            authorizeQuery(program, { query, data_bindings: b }, options).sql;
+          expect(sql(yaml)).toBe(sql(USED));
+          const checkedExtra = checkBindings(program, yaml);
+          expect(checkedExtra.ignored.size).toBe(extra.length);
+        },
+      ),
+      { numRuns: propertyRuns(40, 400) },
+    );
   });
 
   it("still refuse a binding that cannot run: a wrong column count is an error (400)", () => {
