@@ -248,6 +248,25 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
     await expect.poll(() => byId("bindings-diagnostics").locator("li").count()).toBe(0);
     await byId("ask").click();
     expect((await byId("sql-output").textContent())?.toLowerCase()).toContain("select");
+    // A policy that declares none of the bindings' types: warnings, and SQL over the facts.
+    const rename = (text: string) =>
+      text.replaceAll("Repository", "Repo").replaceAll("Issue", "Ticket");
+    await replacePolicy(rename(QUICKSTART.policy));
+    await byId("facts-editor").fill(rename(QUICKSTART.facts));
+    await question("User:bob", "read", "Repo:1");
+    await byId("ask").click();
+    await expect.poll(() => byId("answer").textContent()).toBe("allowed");
+    const sqlText = await byId("sql-output").textContent();
+    expect(sqlText).toContain("no data binding is usable by this policy");
+    expect(
+      await byId("bindings-diagnostics").locator('li[data-code="W010"]').count(),
+    ).toBeGreaterThan(0);
+    await byId("run-sql").click();
+    await expect
+      .poll(() => byId("sql-agreement").textContent(), { timeout: 60_000 })
+      .toBe("the rows agree with the answer");
+    await replacePolicy(QUICKSTART.policy + FAILING_TEST);
+    await byId("facts-editor").fill(QUICKSTART.facts);
   });
 
   it("keeps the state in the link: a reload and a fresh browser open it", async () => {
