@@ -39,7 +39,10 @@ export interface CheckBindingsOptions {
    * given, a fact the policy reads is reported only if neither a binding nor these produce it.
    */
   readonly central?: CentralFacts;
-  /** False: report errors only, skipping the checks that can only warn; default true. */
+  /**
+   * False: report errors only, skipping the checks that can only warn (what the policy cannot
+   * use is still left out of `bindings`); default true.
+   */
   readonly warnings?: boolean;
   /** The SQL syntax of the binding queries (the application's engine); default `postgres`. */
   readonly syntax?: SqlSyntax;
