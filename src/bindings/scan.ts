@@ -77,8 +77,22 @@ function closeBlockComment(text: string, at: number, nested: boolean): number {
   return -1;
 }
 
+/** Characters that may start a quoted run in some dialect (a prefix letter or a quote). */
+const QUOTE_STARTS = new Set(
+  Object.values({ POSTGRES_LEXICAL, MYSQL_LEXICAL, SQLITE_LEXICAL }).flatMap((rules) =>
+    rules.quotes.flatMap((rule) => {
+      const first = rule.prefix.charAt(0) || rule.open;
+      return [first.toUpperCase(), first.toLowerCase()];
+    }),
+  ),
+);
+
+/** Characters that may start a parameter in some dialect. */
+const PARAMETER_STARTS = new Set(["$", "?", ":", "@"]);
+
 /** The quote rule whose prefix and opening quote stand at `at`. */
 function quoteAt(rules: LexicalRules, text: string, at: number): QuoteRule | undefined {
+  if (!QUOTE_STARTS.has(text[at]!)) return undefined;
   return rules.quotes.find(
     (rule) =>
       text.slice(at, at + rule.prefix.length).toUpperCase() === rule.prefix &&
@@ -94,12 +108,13 @@ function quotedName(rule: QuoteRule, text: string): string | null {
 }
 
 function lineCommentAt(rules: LexicalRules, text: string, at: number): boolean {
-  return rules.lineComments.some((open) => {
-    if (!text.startsWith(open, at)) return false;
+  for (const open of rules.lineComments) {
+    if (!text.startsWith(open, at)) continue;
     if (open !== "--" || !rules.dashesNeedSpace) return true;
     const next = text[at + 2];
     return next === undefined || /[\s\x00-\x1f]/.test(next);
-  });
+  }
+  return false;
 }
 
 /**
@@ -115,16 +130,21 @@ export function scanSql(text: string, syntax: SqlSyntax = "postgres"): Scan {
   let executable = 0;
   let i = 0;
   const unterminated = (what: string): Scan => ({ tokens, lineComments, unterminated: what });
-  const push = (kind: Token["kind"], end: number, name?: string | null) => {
-    tokens.push({ kind, text: text.slice(i, end), start: i, ...(name !== undefined && { name }) });
+  const push = (kind: Token["kind"], end: number) => {
+    tokens.push({ kind, text: text.slice(i, end), start: i });
     i = end;
   };
   while (i < text.length) {
     const char = text[i]!;
+    if (/\s/.test(char)) {
+      i++;
+      continue;
+    }
     const rule = quoteAt(rules, text, i);
-    const opener = rules.executableComment && matchAt(rules.executableComment, text, i);
-    if (/\s/.test(char)) i++;
-    else if (lineCommentAt(rules, text, i)) {
+    const opener =
+      char === "/" && rules.executableComment && matchAt(rules.executableComment, text, i);
+    const parameter = PARAMETER_STARTS.has(char) ? matchAt(rules.parameter, text, i) : null;
+    if (lineCommentAt(rules, text, i)) {
       const newline = text.slice(i).search(/[\r\n]/);
       const end = newline === -1 ? text.length : i + newline;
       lineComments.push([i, end]);
@@ -141,16 +161,19 @@ export function scanSql(text: string, syntax: SqlSyntax = "postgres"): Scan {
     } else if (rule) {
       const end = closeQuote(text, i + rule.prefix.length, rule);
       if (end === -1) return unterminated(QUOTED_WHAT[rule.kind]);
-      const quoted = text.slice(i + rule.prefix.length, end);
       if (rule.kind === "string") push("literal", end);
-      else push("identifier", end, quotedName(rule, quoted));
+      else {
+        const name = quotedName(rule, text.slice(i + rule.prefix.length, end));
+        tokens.push({ kind: "identifier", text: text.slice(i, end), start: i, name });
+        i = end;
+      }
     } else if (char === "$" && rules.dollarQuotes && matchAt(DOLLAR_TAG, text, i)) {
       const tag = matchAt(DOLLAR_TAG, text, i)!;
       const close = text.indexOf(tag, i + tag.length);
       if (close === -1) return unterminated("dollar-quoted string");
       push("literal", close + tag.length);
-    } else if (matchAt(rules.parameter, text, i)) {
-      push("parameter", i + matchAt(rules.parameter, text, i)!.length);
+    } else if (parameter) {
+      push("parameter", i + parameter.length);
     } else if (WORD_START.test(char)) {
       push("word", i + 1 + matchAt(WORD_REST, text, i + 1)!.length);
     } else if (/[0-9]/.test(char) || (char === "." && /[0-9]/.test(text[i + 1] ?? ""))) {
