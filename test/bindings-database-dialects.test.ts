@@ -38,6 +38,10 @@ import { MYSQL_URL } from "./support/dialect-engines.js";
 const FIXTURES = join(import.meta.dirname, "fixtures", "bindings");
 const POLICY_PATH = join(FIXTURES, "policy.polar");
 const program = checked(readFileSync(POLICY_PATH, "utf8"));
+/** The policy plus a rule that reads `is_public` with a Boolean, so such a binding is read. */
+const readsBoolean = checked(
+  `${readFileSync(POLICY_PATH, "utf8")}\nhas_permission(_: User, "push", r: Repository) if is_public(r, true);\n`,
+);
 
 interface Engine {
   readonly name: "mariadb" | "sqlite";
@@ -393,7 +397,7 @@ keys:
   nothere: id
   issues: [id, nope]
 `;
-    const result = await checkBindingsWithDatabase(program, yaml, e.session(), {
+    const result = await checkBindingsWithDatabase(readsBoolean, yaml, e.session(), {
       fileName: "b.yaml",
       syntax: e.dialect,
     });

@@ -30,6 +30,10 @@ const FIXTURES = join(import.meta.dirname, "fixtures", "bindings");
 const SCHEMA = readFileSync(join(FIXTURES, "schema.sql"), "utf8");
 const POLICY_PATH = join(FIXTURES, "policy.polar");
 const program = checked(readFileSync(POLICY_PATH, "utf8"));
+/** The policy plus a rule that reads `is_public` with a Boolean, so such a binding is read. */
+const readsBoolean = checked(
+  `${readFileSync(POLICY_PATH, "utf8")}\nhas_permission(_: User, "push", r: Repository) if is_public(r, true);\n`,
+);
 const databaseUrl = process.env.DATABASE_URL;
 
 interface Engine {
@@ -239,7 +243,7 @@ keys:
   nothere: id
   issues: [id, nope]
 `;
-    const result = await checkBindingsWithDatabase(program, yaml, e.session(), {
+    const result = await checkBindingsWithDatabase(readsBoolean, yaml, e.session(), {
       fileName: "b.yaml",
     });
     expect(result.ok).toBe(false);

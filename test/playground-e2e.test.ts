@@ -227,7 +227,7 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
     }
     expect(await byId("sql-rows").locator("td").count()).toBe(1);
     await shot("sql");
-    // Bad bindings: a diagnostic by line, no SQL until they are fixed.
+    // Bad bindings: a diagnostic by line; until they are fixed the SQL reads the facts.
     await page.locator("#bindings-details > summary").click();
     const narrow = QUICKSTART.bindings.replace("SELECT id, org_id FROM", "SELECT id FROM");
     await byId("bindings-editor").fill(narrow);
@@ -236,12 +236,37 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
     const line = narrow.split("\n").findIndex((l) => l.includes("SELECT id FROM repositories")) + 1;
     expect(await item.getAttribute("data-line")).toBe(String(line));
     await byId("ask").click();
-    expect(await byId("sql-output").textContent()).toContain("the data bindings have errors");
+    const withErrors = await byId("sql-output").textContent();
+    expect(withErrors).toContain("the data bindings have errors");
+    expect(withErrors?.toLowerCase()).toContain("select");
+    await byId("run-sql").click();
+    await expect
+      .poll(() => byId("sql-agreement").textContent(), { timeout: 60_000 })
+      .toBe("the rows agree with the answer");
     await shot("bad-bindings");
     await byId("bindings-editor").fill(QUICKSTART.bindings);
     await expect.poll(() => byId("bindings-diagnostics").locator("li").count()).toBe(0);
     await byId("ask").click();
     expect((await byId("sql-output").textContent())?.toLowerCase()).toContain("select");
+    // A policy that declares none of the bindings' types: warnings, and SQL over the facts.
+    const rename = (text: string) =>
+      text.replaceAll("Repository", "Repo").replaceAll("Issue", "Ticket");
+    await replacePolicy(rename(QUICKSTART.policy));
+    await byId("facts-editor").fill(rename(QUICKSTART.facts));
+    await question("User:bob", "read", "Repo:1");
+    await byId("ask").click();
+    await expect.poll(() => byId("answer").textContent()).toBe("allowed");
+    const sqlText = await byId("sql-output").textContent();
+    expect(sqlText).toContain("no data binding is usable by this policy");
+    expect(
+      await byId("bindings-diagnostics").locator('li[data-code="W010"]').count(),
+    ).toBeGreaterThan(0);
+    await byId("run-sql").click();
+    await expect
+      .poll(() => byId("sql-agreement").textContent(), { timeout: 60_000 })
+      .toBe("the rows agree with the answer");
+    await replacePolicy(QUICKSTART.policy + FAILING_TEST);
+    await byId("facts-editor").fill(QUICKSTART.facts);
   });
 
   it("keeps the state in the link: a reload and a fresh browser open it", async () => {

@@ -252,7 +252,7 @@ const BINDINGS: Samples<BindingsProblem, BindingsProblemKind> = {
   "duplicate-key-table": { code: "P701", kind: "duplicate-key-table", table: "docs" },
   "invalid-key-column": { code: "P701", kind: "invalid-key-column", column: "a.b", table: "docs" },
   "undeclared-binding-type": {
-    code: "P707",
+    code: "W010",
     kind: "undeclared-binding-type",
     type: "Usr",
     signature: "has_role(Usr:_, String:_, Doc:_)",
@@ -651,14 +651,14 @@ describe("bindings errors come from the table with their place", () => {
   const program = checked(`actor User {}
 resource Doc { permissions = ["read"]; roles = ["reader"]; "read" if "reader"; }`);
 
-  it("P707: an undeclared type in a signature, with code, file:line:col and frame", () => {
+  it("W010: an undeclared type in a signature, with code, file:line:col and frame", () => {
     const yaml = `facts:
   has_role(User:_, String:_, Dco:_):
     query: SELECT u, r, d FROM roles
 `;
     const result = checkBindings(program, yaml, { fileName: "b.yaml" });
-    const errors = result.diagnostics.filter((d) => d.severity === "error");
-    expect(errors.map((d) => d.code)).toEqual(["P707"]);
+    const errors = result.diagnostics.filter((d) => d.code === "W010");
+    expect(errors.map((d) => d.severity)).toEqual(["warning"]);
     expect(formatDiagnosticLine(errors[0]!, [result.source])).toBe(
       "b.yaml:2:30: type `Dco` in binding `has_role(User:_, String:_, Dco:_)` is not declared by the policy; did you mean `Doc`?",
     );
@@ -667,6 +667,7 @@ resource Doc { permissions = ["read"]; roles = ["reader"]; "read" if "reader"; }
       "  |",
       "2 |   has_role(User:_, String:_, Dco:_):",
       "  |                              ^^^",
+      "  = help: the binding is ignored, as Oso ignores bindings no rule reads",
     ]);
   });
 

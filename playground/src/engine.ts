@@ -229,12 +229,19 @@ export function answer(program: Program, facts: readonly GroundFact[], question:
 }
 
 export interface BindingsState {
-  /** Null when the bindings have errors. */
-  readonly bindings: DataBindings | null;
+  /**
+   * What the SQL reads: the bindings the policy can use (a binding it cannot use is a warning
+   * and is ignored), none when the document has errors. With none, the SQL reads the facts.
+   */
+  readonly bindings: DataBindings;
+  /** The document has errors: its bindings are not read until they are fixed. */
+  readonly hasErrors: boolean;
   readonly problems: readonly Problem[];
 }
 
 const BINDINGS_FILE = "bindings.yaml";
+
+export const NO_BINDINGS: DataBindings = { bindings: [], sqlTypes: new Map(), keys: new Map() };
 
 /**
  * Checks the data bindings (YAML) against the policy when there is a checked one; a fact the
@@ -251,14 +258,23 @@ export function checkBindingsSource(
   });
   const source = { name: BINDINGS_FILE, text };
   return {
-    bindings: checked.ok ? checked.bindings : null,
+    bindings: checked.bindings ?? NO_BINDINGS,
+    hasErrors: !checked.ok,
     problems: checked.diagnostics.map((d) => problemOf(d, source)),
   };
 }
 
-/** Signatures the bindings read from the database (`has_relation/3` style keys). */
-function boundPredicates(bindings: DataBindings): ReadonlySet<string> {
-  return new Set(bindings.bindings.map((b) => `${b.predicate}/${b.slots.length}`));
+/** A binding reads this fact from the tables: its predicate, arity, types and constants fit. */
+function readFromTables(bindings: DataBindings, fact: GroundFact): boolean {
+  return bindings.bindings.some(
+    (binding) =>
+      binding.predicate === fact.predicate &&
+      binding.slots.length === fact.args.length &&
+      binding.slots.every((slot, i) => {
+        const arg = fact.args[i]!;
+        return slot.type === arg.type && (slot.kind === "column" || slot.value === arg.id);
+      }),
+  );
 }
 
 export interface SqlText {
@@ -268,9 +284,10 @@ export interface SqlText {
 }
 
 /**
- * The statement that answers the question over the bindings, in the dialect: facts whose
- * predicate the bindings read come from the tables; the other facts are inlined (central facts).
- * A list question selects the ids, column `id`.
+ * The statement that answers the question over the bindings, in the dialect: facts a binding
+ * reads come from the tables; the other facts are inlined (central facts), all of them when no
+ * binding is usable, as `polar-sql sql --facts` does. A list question selects the ids, column
+ * `id`.
  */
 export function questionSql(
   program: Program,
@@ -281,10 +298,7 @@ export function questionSql(
 ): SqlText {
   const dialect = dialectNamed(dialectName);
   if (!dialect) throw new Error(`unknown dialect \`${dialectName}\``);
-  const bound = boundPredicates(bindings);
-  const central = inMemoryCentralFacts(
-    facts.filter((f) => !bound.has(`${f.predicate}/${f.args.length}`)),
-  );
+  const central = inMemoryCentralFacts(facts.filter((f) => !readFromTables(bindings, f)));
   const options = { dialect, central, cacheText: false } as const;
   const query = {
     actor_type: question.actor.type,

@@ -13,6 +13,7 @@ import {
   checkPolicySource,
   DIALECT_NAMES,
   type FactsState,
+  NO_BINDINGS,
   type PolicyState,
   type Problem,
   policyTests,
@@ -63,7 +64,7 @@ const ui = {
 let editor: EditorView;
 let policy: PolicyState = { program: null, problems: [] };
 let facts: FactsState = { facts: [], problems: [] };
-let bindings: BindingsState = { bindings: null, problems: [] };
+let bindings: BindingsState = { bindings: NO_BINDINGS, hasErrors: false, problems: [] };
 let last: { question: Question; answer: Answer | null; sql: SqlText | null } | null = null;
 
 function currentState(): PlaygroundState {
@@ -201,20 +202,27 @@ function ask(): void {
     ui.questionError.textContent = (error as Error).message;
   }
   let sql: SqlText | null = null;
-  if (!bindings.bindings) {
-    ui.sql.textContent = "-- no SQL: the data bindings have errors (see Data bindings)";
-  } else {
-    try {
-      sql = questionSql(program, bindings.bindings, facts.facts, question, ui.dialect.value);
-      ui.sql.textContent = sql.sql;
-    } catch (error) {
-      ui.sql.textContent = `-- no SQL: ${(error as Error).message}`;
-    }
+  try {
+    sql = questionSql(program, bindings.bindings, facts.facts, question, ui.dialect.value);
+    ui.sql.textContent = `${bindingsNote()}${sql.sql}`;
+  } catch (error) {
+    ui.sql.textContent = `-- no SQL: ${(error as Error).message}`;
   }
   last = { question, answer: answered, sql };
   if (!document.body.dataset.firstAnswerMs && answered) {
     document.body.dataset.firstAnswerMs = String(Math.round(performance.now()));
   }
+}
+
+/** Why the SQL reads the facts editor's facts rather than tables, as a first SQL comment. */
+function bindingsNote(): string {
+  if (bindings.hasErrors) {
+    return "-- the data bindings have errors (see Data bindings): this SQL reads the facts editor's facts\n";
+  }
+  if (bindings.bindings.bindings.length === 0) {
+    return "-- no data binding is usable by this policy: this SQL reads the facts editor's facts\n";
+  }
+  return "";
 }
 
 /** PGlite runs PostgreSQL: for another dialect it runs the question's PostgreSQL statement. */
@@ -223,7 +231,7 @@ const RUNNABLE_DIALECT = "postgres";
 async function runSql(): Promise<void> {
   ask();
   const asked = last;
-  if (!asked?.sql || !policy.program || !bindings.bindings) {
+  if (!asked?.sql || !policy.program) {
     ui.agreement.textContent = "there is no SQL to run";
     return;
   }

@@ -198,15 +198,47 @@ export function authorizeQuery(
 }
 
 /**
- * The `authorize_query` statement as a Kysely subquery.
- *
- *   db.selectFrom(authorizeQueryExpression(program, body).as("a")).select("a.allowed")
+ * What the `allowed` column holds on each engine, as its usual driver returns it (pg,
+ * mysql2, better-sqlite3): PostgreSQL has booleans; MySQL, MariaDB and SQLite have none and
+ * answer `1` or `0`.
  */
+export interface AllowedValues {
+  readonly postgres: boolean;
+  readonly mysql: 0 | 1;
+  readonly sqlite: 0 | 1;
+}
+
+/** `allowed` of a dialect: `AllowedValue<"mysql">` is `0 | 1`. */
+export type AllowedValue<D extends DialectName> = AllowedValues[D];
+
+/**
+ * The `authorize_query` statement as a Kysely subquery whose `allowed` is typed for the
+ * dialect: named in `options`, else in the body, else PostgreSQL. A body whose `dialect` is
+ * any string gets `boolean | 0 | 1`.
+ *
+ *   db.selectFrom(authorizeQueryExpression(program, body).as("a")).select("a.allowed") // boolean
+ *   authorizeQueryExpression(program, body, { dialect: "mysql" }) // { allowed: 0 | 1 }
+ */
+export function authorizeQueryExpression<D extends DialectName>(
+  program: Program,
+  body: AuthorizeQueryRequest,
+  options: LocalOptions & { readonly dialect: D },
+): ExpressionWrapper<never, never, { allowed: AllowedValue<D> }>;
+export function authorizeQueryExpression<D extends DialectName = "postgres">(
+  program: Program,
+  body: AuthorizeQueryRequest & { readonly dialect?: D },
+  options?: LocalOptions & { readonly dialect?: undefined },
+): ExpressionWrapper<never, never, { allowed: AllowedValue<D> }>;
+export function authorizeQueryExpression(
+  program: Program,
+  body: AuthorizeQueryRequest,
+  options?: LocalOptions,
+): ExpressionWrapper<never, never, { allowed: AllowedValue<DialectName> }>;
 export function authorizeQueryExpression(
   program: Program,
   body: AuthorizeQueryRequest,
   options: LocalOptions = {},
-): ExpressionWrapper<never, never, { allowed: boolean }> {
+): ExpressionWrapper<never, never, { allowed: AllowedValue<DialectName> }> {
   const { bindings, question, dialect } = authorizeParts(program, body, options);
   return subquery(tree(program, bindings, question, options, dialect));
 }
@@ -242,7 +274,7 @@ export function actionsQuery(
   return sql(program, bindings, question, options, dialect);
 }
 
-/** The `actions_query` statement as a Kysely subquery (column `actions`). */
+/** The `actions_query` statement as a Kysely subquery (column `actions`, text on every engine). */
 export function actionsQueryExpression(
   program: Program,
   body: ActionsQueryRequest,

@@ -3,7 +3,10 @@
  * then each binding is checked against the policy's types and the calls its rules make, and
  * the policy's fact reads against the bindings. Every problem is a `Diagnostic` placed in the
  * bindings file, the same type the policy checker gives, so `formatDiagnostic` prints it with
- * a code frame. Errors make the bindings unusable; warnings point at likely mistakes.
+ * a code frame. Errors make the bindings unusable (they cannot run or would answer wrong);
+ * warnings point at likely mistakes. A binding the policy cannot use (a type it does not
+ * declare, a fact no rule reads) and a `sql_types` entry for an undeclared type are warnings
+ * and are left out of the bindings the compiler reads, as Oso leaves them unread.
  */
 import type { Program } from "../check/program.js";
 import type { CentralFacts } from "../core/central-facts.js";
@@ -36,7 +39,10 @@ export interface CheckBindingsOptions {
    * given, a fact the policy reads is reported only if neither a binding nor these produce it.
    */
   readonly central?: CentralFacts;
-  /** False: report errors only, skipping the checks that can only warn; default true. */
+  /**
+   * False: report errors only, skipping the checks that can only warn (what the policy cannot
+   * use is still left out of `bindings`); default true.
+   */
   readonly warnings?: boolean;
   /** The SQL syntax of the binding queries (the application's engine); default `postgres`. */
   readonly syntax?: SqlSyntax;
@@ -45,7 +51,10 @@ export interface CheckBindingsOptions {
 export interface BindingsCheck {
   /** No errors: `bindings` can be used. */
   readonly ok: boolean;
+  /** What the compiler reads: the document without the ignored entries; null on errors. */
   readonly bindings: DataBindings | null;
+  /** Indexes in `read.data.bindings` of the bindings the policy cannot use, left out. */
+  readonly ignored: ReadonlySet<number>;
   /** Errors and warnings, in the order of the bindings file. */
   readonly diagnostics: readonly Diagnostic[];
   /** The bindings file, for `formatDiagnostic`. */
@@ -71,31 +80,54 @@ export function checkBindings(
     ...(options.syntax !== undefined && { syntax: options.syntax }),
   });
   const diagnostics = [...read.diagnostics];
-  const context: Context = { read, diagnostics };
-  const warnings = options.warnings !== false;
-  /** Bindings whose types the policy knows: they produce facts (if perhaps with errors). */
-  const typed: Binding[] = [];
+  const context: Context = { read, diagnostics, warnings: options.warnings !== false };
+  const ignored = new Set<number>();
   read.data.bindings.forEach((binding, index) => {
     const location = read.locations.bindings[index]!;
     checkColumnCount(context, binding, location);
-    if (program === null || !checkTypes(context, program, binding, location)) return;
-    typed.push(binding);
-    if (warnings) checkUsed(context, program, binding, location);
+    if (program === null) return;
+    const usable =
+      checkTypes(context, program, binding, location) &&
+      checkUsed(context, program, binding, location);
+    if (!usable) ignored.add(index);
   });
-  if (program !== null && warnings) {
+  const usable = usableBindings(read.data, program, ignored);
+  if (program !== null && context.warnings) {
     // Facts missing from a document that did not read whole would only be noise.
-    if (!hasErrors(diagnostics)) checkLeaves(context, program, typed, options.central);
+    if (!hasErrors(diagnostics)) checkLeaves(context, program, usable.bindings, options.central);
     checkSqlTypes(context, program);
   }
-  if (warnings) checkKeys(context);
+  if (context.warnings) checkKeys(context);
   diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
   const ok = !hasErrors(diagnostics);
-  return { ok, bindings: ok ? read.data : null, diagnostics, source: read.source, read };
+  return { ok, bindings: ok ? usable : null, ignored, diagnostics, source: read.source, read };
+}
+
+/** The bindings without the ignored ones, and `sql_types` without undeclared types. */
+function usableBindings(
+  data: DataBindings,
+  program: Program | null,
+  ignored: ReadonlySet<number>,
+): DataBindings {
+  if (program === null) return data;
+  const sqlTypes = [...data.sqlTypes].filter(([type]) => program.types.has(type));
+  if (ignored.size === 0 && sqlTypes.length === data.sqlTypes.size) return data;
+  return {
+    ...data,
+    bindings: data.bindings.filter((_, index) => !ignored.has(index)),
+    sqlTypes: new Map(sqlTypes),
+  };
 }
 
 interface Context {
   readonly read: BindingsRead;
   readonly diagnostics: Diagnostic[];
+  /** Report warnings (false: errors only; what is ignored is decided either way). */
+  readonly warnings: boolean;
+}
+
+function warn(context: Context, problem: BindingsProblem, span: Span): void {
+  if (context.warnings) context.diagnostics.push(bindingsDiagnostic(problem, span));
 }
 
 /** The span of `[from, to)` of a binding's signature text. */
@@ -130,6 +162,7 @@ function checkColumnCount(context: Context, binding: Binding, location: BindingL
   context.diagnostics.push(bindingsDiagnostic(problem, span));
 }
 
+/** True when the policy declares every type of the binding; else a warning per type. */
 function checkTypes(
   context: Context,
   program: Program,
@@ -145,13 +178,13 @@ function checkTypes(
     const span = at ? inSignature(context, location, at[0], at[1]) : location.signature;
     const suggestion = didYouMeanSuffix(slot.type, program.types.keys());
     const problem = {
-      code: "P707",
+      code: "W010",
       kind: "undeclared-binding-type",
       type: slot.type,
       signature: binding.signature,
       suggestion,
     } as const;
-    context.diagnostics.push(bindingsDiagnostic(problem, span));
+    warn(context, problem, span);
   });
   return known;
 }
@@ -164,22 +197,37 @@ function constantKind(predicate: string, index: number) {
   return "value";
 }
 
+/** True when a rule reads the binding; else a W004 warning saying why not. */
 function checkUsed(
   context: Context,
   program: Program,
   binding: Binding,
   location: BindingLocation,
-): void {
+): boolean {
   // `allow/3` is what questions ask, whether or not a rule calls it.
-  if (binding.predicate === "allow" && binding.slots.length === 3) return;
+  if (binding.predicate === "allow" && binding.slots.length === 3) return true;
   const use = policyUse(program);
   const args = binding.slots.map(slotArg);
   const named = use.callsByName.get(binding.predicate) ?? [];
   const fitting = named.filter((call) => call.args.length === args.length);
-  if (fitting.some((call) => patternsOverlap(program, call.args, args))) return;
+  if (fitting.some((call) => patternsOverlap(program, call.args, args))) return true;
+  if (context.warnings) reportUnread(context, program, binding, location);
+  return false;
+}
+
+/** The W004 warning of a binding no rule reads: the name, arity or constant that differs. */
+function reportUnread(
+  context: Context,
+  program: Program,
+  binding: Binding,
+  location: BindingLocation,
+): void {
+  const use = policyUse(program);
+  const args = binding.slots.map(slotArg);
+  const named = use.callsByName.get(binding.predicate) ?? [];
+  const fitting = named.filter((call) => call.args.length === args.length);
   const parts = signatureParts(location.signatureText);
-  const report = (problem: BindingsProblem, span: Span) =>
-    context.diagnostics.push(bindingsDiagnostic(problem, span));
+  const report = (problem: BindingsProblem, span: Span) => warn(context, problem, span);
   const { predicate, signature } = binding;
   if (named.length === 0) {
     const name = parts ? inSignature(context, location, ...parts.predicate) : location.signature;

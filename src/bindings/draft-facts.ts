@@ -65,8 +65,11 @@ export function sqlTable(context: { readonly options: DraftOptions }, table: Cat
   return qualify && table.schema !== null ? `${identifier(table.schema)}.${name}` : name;
 }
 
-/** The policy's entity type a table stands for, or the name made from the table's. */
-function typeFor(context: Context, table: CatalogTable): string {
+/**
+ * The policy's entity type a table stands for, or the name made from the table's; null with
+ * a policy that declares no such type (the table is then no entity of the draft).
+ */
+function typeFor(context: Context, table: CatalogTable): string | null {
   const named = typeNameOf(table.name);
   // `strings` must not become the primitive `String`, nor `actors` the abstract `Actor`.
   const candidate = isPrimitiveType(named) || isAbstractType(named) ? `${named}Row` : named;
@@ -84,7 +87,7 @@ function typeFor(context: Context, table: CatalogTable): string {
       return name;
     }
   }
-  return candidate;
+  return null;
 }
 
 function keyColumn(table: CatalogTable): CatalogColumn | null {
@@ -103,7 +106,7 @@ function findEntities(context: Context, catalog: Catalog): Map<string, Entity> {
   for (const table of catalog.tables) {
     const key = keyColumn(table);
     const type = typeFor(context, table);
-    if (!key || !isPolarName(type) || taken.has(type)) continue;
+    if (!key || type === null || !isPolarName(type) || taken.has(type)) continue;
     taken.add(type);
     entities.set(tableKey(table), { table, type, key });
   }
@@ -299,7 +302,10 @@ function joinDraft(
   };
 }
 
-function isJoinTable(table: CatalogTable): boolean {
+function isJoinTable(context: Context, table: CatalogTable): boolean {
+  // With a policy, a keyed table that stands for none of its types may still join two of
+  // them; a keyed view stands for rows of a type, not for pairs.
+  if (keyColumn(table) !== null && context.program !== null) return table.kind === "table";
   return (
     table.kind === "view" ||
     (table.primaryKey?.length ?? 0) >= 2 ||
@@ -311,6 +317,8 @@ function isJoinTable(table: CatalogTable): boolean {
 export interface DraftedFacts {
   readonly drafts: readonly Draft[];
   readonly keyColumns: ReadonlyMap<string, CatalogColumn>;
+  /** Keyed tables and views that stand for no entity type (with a policy: none it declares). */
+  readonly untyped: readonly CatalogTable[];
 }
 
 /**
@@ -342,11 +350,14 @@ export function draftFacts(catalog: Catalog, options: DraftOptions): DraftedFact
         const attribute = attributeDraft(context, entity, col);
         if (attribute) drafts.push(attribute);
       }
-    } else if (refs.length >= 2 && isJoinTable(table)) {
+    } else if (refs.length >= 2 && isJoinTable(context, table)) {
       const join = joinDraft(context, table, refs);
       if (join) drafts.push(join);
     }
   }
   const keyColumns = new Map([...entities.values()].map((e) => [e.type, e.key] as const));
-  return { drafts, keyColumns };
+  const untyped = catalog.tables.filter(
+    (table) => keyColumn(table) !== null && !entities.has(tableKey(table)),
+  );
+  return { drafts, keyColumns, untyped };
 }

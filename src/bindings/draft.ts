@@ -10,9 +10,10 @@
  * - each boolean column of an entity table is an attribute (`is_public(Repository:_)`);
  * - `keys` come from primary keys and unique constraints of the tables read by plain scans.
  *
- * With a policy, names are matched to its types, relations, roles and attribute reads;
- * bindings the policy does not read are written commented out, and facts it reads that the
- * schema does not give are listed as comments.
+ * With a policy, the draft holds only what the policy reads, named with its types,
+ * relations, roles and attribute reads: tables and views that stand for none of its types are
+ * only named in a comment, bindings over its types that no rule reads are written commented
+ * out, and facts it reads that the schema does not give are listed as comments.
  */
 import type { Program } from "../check/program.js";
 import type { Catalog, CatalogColumn } from "../database/types.js";
@@ -88,7 +89,11 @@ export function draftBindings(catalog: Catalog, options: DraftOptions): string {
     return true;
   });
   const active = program ? drafts.filter((draft) => used(program, draft)) : drafts;
-  const unused = drafts.filter((draft) => !active.includes(draft));
+  // A binding over a type the policy does not declare could never be read, even commented in.
+  const unused = drafts.filter(
+    (draft) =>
+      !active.includes(draft) && draft.slots.every((slot) => program?.types.has(slot.type)),
+  );
 
   const lines = [
     `# Data bindings drafted by \`polar-sql bindings init\` from schema ${JSON.stringify(commentText(catalog.schema))} (${catalog.dialect}).`,
@@ -114,6 +119,10 @@ export function draftBindings(catalog: Catalog, options: DraftOptions): string {
         lines.push(`#   ${commentText(patternText(leaf))}   (${commentText(where)})`);
       }
     }
+  }
+  if (program && drafted.untyped.length > 0) {
+    const names = drafted.untyped.map((table) => commentText(table.name)).join(", ");
+    lines.push("#", `# Tables and views that stand for no type of the policy: ${names}.`);
   }
   lines.push("facts:");
   for (const draft of active) lines.push(...bindingLines(draft, "  "));

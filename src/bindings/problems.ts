@@ -5,9 +5,9 @@
  * `describeBindingsProblem` is the only place that writes the text and its hint. Why the
  * checker and the back end have tables of their own is in docs/architecture.md#errors.
  */
-import type { ColumnFamily } from "../database/types.js";
 import { type Diagnostic, error, tick, warning } from "../source/diagnostic.js";
 import type { Span } from "../source/source.js";
+import { type DatabaseProblem, describeDatabaseProblem } from "./database-problems.js";
 
 /** Why a binding query cannot be pasted; completes "query of binding `sig` …". */
 export type QueryDefect =
@@ -57,15 +57,6 @@ export type SignatureProblem =
       readonly type: string;
       readonly signature: string;
     };
-
-/** `column N of binding `sig` is `type``: the start of the column type messages. */
-interface ColumnAt {
-  /** 0-based among the binding's `_` slots. */
-  readonly column: number;
-  readonly signature: string;
-  readonly columnType: string;
-  readonly slotType: string;
-}
 
 export type BindingsProblem =
   | SignatureProblem
@@ -121,7 +112,7 @@ export type BindingsProblem =
     }
   // ---- against the policy
   | {
-      readonly code: "P707";
+      readonly code: "W010";
       readonly kind: "undeclared-binding-type";
       readonly type: string;
       readonly signature: string;
@@ -183,54 +174,12 @@ export type BindingsProblem =
       readonly suggestion: string;
     }
   | { readonly code: "W006"; readonly kind: "unused-key"; readonly table: string }
-  // ---- against a database
-  | {
-      readonly code: "P709";
-      readonly kind: "query-rejected";
-      readonly signature: string;
-      /** The database's own message. */
-      readonly reason: string;
-    }
-  | ({ readonly code: "W008"; readonly kind: "computed-column" } & ColumnAt)
-  | ({ readonly code: "P710"; readonly kind: "column-not-primitive" } & ColumnAt)
-  | ({ readonly code: "W008"; readonly kind: "column-may-not-compare" } & ColumnAt)
-  | ({
-      readonly code: "W008";
-      readonly kind: "untyped-column";
-      readonly dialect: string;
-      readonly family: ColumnFamily;
-      /** The column type without modifiers (`varchar` for `varchar(20)`). */
-      readonly base: string;
-    } & ColumnAt)
-  | ({
-      readonly code: "P710";
-      readonly kind: "sql-type-mismatch";
-      /** The `sql_types` entry of the slot's type. */
-      readonly declared: string;
-    } & ColumnAt)
-  | { readonly code: "P711"; readonly kind: "key-table-missing"; readonly table: string }
-  | {
-      readonly code: "P711";
-      readonly kind: "key-columns-missing";
-      readonly table: string;
-      readonly columns: readonly string[];
-    }
-  | {
-      readonly code: "P711";
-      readonly kind: "key-not-unique";
-      readonly table: string;
-      readonly columns: readonly string[];
-      /** Values that occur in more than one row. */
-      readonly duplicated: number;
-    }
-  | {
-      readonly code: "W007";
-      readonly kind: "key-not-enforced";
-      readonly table: string;
-      readonly columns: readonly string[];
-    };
+  | DatabaseProblem;
 
 export type BindingsProblemKind = BindingsProblem["kind"];
+
+/** The hint of a binding the policy cannot use (W004, W010). */
+const IGNORED = "the binding is ignored, as Oso ignores bindings no rule reads";
 
 /** The message and hint of a problem. */
 export interface Described {
@@ -248,29 +197,14 @@ export interface Described {
 export function describeBindingsProblem(problem: BindingsProblem): Described {
   switch (problem.kind) {
     case "invalid-signature":
-      return { message: `invalid fact signature ${tick(problem.signature)}` };
     case "signature-missing-type":
-      return { message: `missing type before \`:\` ${inSignature(problem.signature)}` };
     case "signature-invalid-type":
-      return {
-        message: `invalid type name ${tick(problem.type)} ${inSignature(problem.signature)}`,
-      };
     case "signature-abstract-type":
-      return {
-        message: `abstract type ${tick(problem.type)} ${inSignature(problem.signature)}; bindings need a concrete type`,
-      };
     case "signature-nul":
-      return { message: `constant ${inSignature(problem.signature)} contains U+0000 (NUL)` };
     case "signature-invalid-integer":
-      return {
-        message: `invalid Integer constant ${tick(problem.value)} ${inSignature(problem.signature)}`,
-      };
     case "signature-invalid-boolean":
-      return {
-        message: `invalid Boolean constant ${tick(problem.value)} ${inSignature(problem.signature)}; expected \`true\` or \`false\``,
-      };
     case "signature-empty-id":
-      return { message: `empty ${tick(problem.type)} id ${inSignature(problem.signature)}` };
+      return { message: describeSignatureProblem(problem) };
     case "invalid-yaml":
       return { message: `invalid YAML in data bindings: ${problem.reason}` };
     case "unknown-section":
@@ -339,6 +273,7 @@ export function describeBindingsProblem(problem: BindingsProblem): Described {
     case "undeclared-binding-type":
       return {
         message: `type ${tick(problem.type)} in binding ${tick(problem.signature)} is not declared by the policy${problem.suggestion}`,
+        help: IGNORED,
       };
     case "column-count":
       return problem.database
@@ -352,20 +287,24 @@ export function describeBindingsProblem(problem: BindingsProblem): Described {
     case "unread-predicate":
       return {
         message: `no rule of the policy reads ${tick(problem.predicate)}${problem.suggestion}`,
+        help: IGNORED,
       };
     case "unread-arity": {
       const one = problem.arities.length === 1 && problem.arities[0] === 1;
       return {
         message: `rules read ${tick(problem.predicate)} with ${problem.arities.join(" or ")} ${one ? "argument" : "arguments"}, but binding ${tick(problem.signature)} has ${problem.arity}`,
+        help: IGNORED,
       };
     }
     case "unread-constant":
       return {
         message: `no rule reads ${problem.noun} ${tick(problem.value)} of binding ${tick(problem.signature)}${problem.suggestion}`,
+        help: IGNORED,
       };
     case "unread-types":
       return {
         message: `no rule reads ${tick(problem.predicate)} with the types of binding ${tick(problem.signature)}`,
+        help: IGNORED,
       };
     case "unproduced-fact": {
       const fact = tick(problem.fact);
@@ -379,55 +318,49 @@ export function describeBindingsProblem(problem: BindingsProblem): Described {
     case "unknown-sql-type":
       return {
         message: `\`sql_types\` names type ${tick(problem.type)}, which the policy does not declare${problem.suggestion}`,
+        help: "the entry is ignored",
       };
     case "unused-key":
       return {
         message: `no binding reads table ${tick(problem.table)} with a plain scan (\`SELECT … FROM table [WHERE …]\`), so its key is not used`,
       };
     case "query-rejected":
-      return {
-        message: `the database rejects the query of binding ${tick(problem.signature)}: ${problem.reason}`,
-      };
     case "computed-column":
-      return {
-        message: `column ${problem.column + 1} of binding ${tick(problem.signature)} has no declared type (SQLite types computed columns by their values); comparisons with ${tick(problem.slotType)} values may fail`,
-        help: "select a table column, or CAST the expression to the column type of the values",
-      };
     case "column-not-primitive":
-      return { message: `${columnIs(problem)}, not a type for ${tick(problem.slotType)} values` };
     case "column-may-not-compare":
-      return {
-        message: `${columnIs(problem)}, not a type for ${tick(problem.slotType)} values; comparisons with ${tick(problem.slotType)} values may fail`,
-      };
     case "untyped-column":
-      return {
-        message: `${columnIs(problem)}, but \`sql_types\` gives no type for ${tick(problem.slotType)}, so ${untypedConsequence(problem.dialect, problem.family, problem.base)} (docs/local-authorization.md, "Ids without sql_types")`,
-        help: `add \`${problem.slotType}: ${problem.base}\` to \`sql_types\``,
-      };
     case "sql-type-mismatch":
-      return {
-        message: `${columnIs(problem)}, but \`sql_types\` gives ${tick(problem.slotType)} the type ${tick(problem.declared)}`,
-      };
     case "key-table-missing":
-      return { message: `table ${tick(problem.table)} of \`keys\` does not exist in the database` };
     case "key-columns-missing":
-      return {
-        message: `table ${tick(problem.table)} has no column ${problem.columns.map(tick).join(", ")}`,
-      };
-    case "key-not-unique": {
-      const occur = problem.duplicated === 1 ? "value occurs" : "values occur";
-      return {
-        message: `key ${tick(columnList(problem.columns))} of table ${tick(problem.table)} is not unique: ${problem.duplicated} ${occur} in more than one row`,
-        help: "bindings merged on a key that is not unique give wrong answers; name a unique column list or remove the entry",
-      };
+    case "key-not-unique":
+    case "key-not-enforced":
+      return describeDatabaseProblem(problem);
+    default: {
+      const _never: never = problem;
+      return _never;
     }
-    case "key-not-enforced": {
-      const list = columnList(problem.columns);
-      return {
-        message: `key ${tick(list)} of table ${tick(problem.table)} is unique in the data today, but no primary key or unique constraint on non-null columns ensures it`,
-        help: `a unique index on ${list} would`,
-      };
-    }
+  }
+}
+
+/** The message of a fact signature that does not parse (P706). */
+function describeSignatureProblem(problem: SignatureProblem): string {
+  switch (problem.kind) {
+    case "invalid-signature":
+      return `invalid fact signature ${tick(problem.signature)}`;
+    case "signature-missing-type":
+      return `missing type before \`:\` ${inSignature(problem.signature)}`;
+    case "signature-invalid-type":
+      return `invalid type name ${tick(problem.type)} ${inSignature(problem.signature)}`;
+    case "signature-abstract-type":
+      return `abstract type ${tick(problem.type)} ${inSignature(problem.signature)}; bindings need a concrete type`;
+    case "signature-nul":
+      return `constant ${inSignature(problem.signature)} contains U+0000 (NUL)`;
+    case "signature-invalid-integer":
+      return `invalid Integer constant ${tick(problem.value)} ${inSignature(problem.signature)}`;
+    case "signature-invalid-boolean":
+      return `invalid Boolean constant ${tick(problem.value)} ${inSignature(problem.signature)}; expected \`true\` or \`false\``;
+    case "signature-empty-id":
+      return `empty ${tick(problem.type)} id ${inSignature(problem.signature)}`;
     default: {
       const _never: never = problem;
       return _never;
@@ -469,42 +402,6 @@ function inSignature(signature: string): string {
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
-}
-
-function columnList(columns: readonly string[]): string {
-  return `(${columns.join(", ")})`;
-}
-
-function columnIs(at: ColumnAt): string {
-  return `column ${at.column + 1} of binding ${tick(at.signature)} is ${tick(at.columnType)}`;
-}
-
-/**
- * What happens to ids of a type without `sql_types` against a column of this family: in
- * PostgreSQL, ids written untyped that the column's type cannot read raise an error
- * (docs/local-authorization.md, "Ids without sql_types", the pairs that still need `sql_types`).
- */
-function untypedConsequence(dialect: string, family: ColumnFamily, base: string): string {
-  const asText = "are compared with the column's text, where its index cannot serve";
-  if (dialect !== "postgres") return `ids that are not integers or uuids ${asText}`;
-  switch (family) {
-    case "integer":
-      return base === "smallint" || base === "int2"
-        ? `ids that look like uuids or are 32-bit integers outside -32768..32767 make PostgreSQL raise an error (\`invalid input syntax for type smallint\`, \`value "40000" is out of range for type smallint\`), and other ids that are not 32-bit integers ${asText}`
-        : `ids that look like uuids make PostgreSQL raise an error (\`invalid input syntax for type ${base}\`), and other ids that are not 32-bit integers ${asText}`;
-    case "uuid":
-      return `ids that look like integers make PostgreSQL raise an error (\`invalid input syntax for type uuid\`), and other ids that are not lowercase uuids ${asText}`;
-    case "decimal":
-      return `ids that look like uuids make PostgreSQL raise an error (\`invalid input syntax for type ${base}\`), and other ids that are not 32-bit integers ${asText}`;
-    case "text":
-    case "boolean":
-    case "other":
-      return `ids that are not integers or uuids ${asText}`;
-    default: {
-      const _never: never = family;
-      return _never;
-    }
-  }
 }
 
 /**

@@ -1,23 +1,16 @@
 /**
  * Checks that a binding query is one SELECT-like statement that can be pasted verbatim as a
- * CTE body (docs/local-authorization.md#fact-signatures, docs/local-authorization.md#what-each-question-returns). A small PostgreSQL tokenizer skips string literals
- * (`'…'` with `''`, `E'…'` with backslash escapes), quoted identifiers (`"…"`), dollar-quoted
- * strings (`$tag$…$tag$`) and comments (`--…`, nested `/* … *\/`), so that `;`, parentheses
- * and `$1` are only seen where PostgreSQL would see them. Plain `'…'` strings are read with
- * `standard_conforming_strings` on (the default since PostgreSQL 9.1).
- *
- * Bindings written for another engine are read in its syntax (docs/dialects.md):
- * - `mysql` (MySQL, MariaDB): `'…'` and `"…"` are strings with backslash escapes and doubled
- *   quotes, `` `…` `` identifiers, `#` and `-- ` comments (`--` only before a space), block
- *   comments that do not nest, `?` parameters;
- * - `sqlite`: `'…'` strings, `"…"`, `` `…` `` and `[…]` identifiers, `--` and non-nesting
- *   block comments, `?`, `?1`, `:name`, `@name` and `$name` parameters.
+ * CTE body (docs/local-authorization.md#fact-signatures), and reads what the compiler needs
+ * from its text: a plain scan of one table, the width of its select list. The text is read
+ * by the tokens of its dialect (src/bindings/scan.ts, with each dialect's lexical rules in
+ * src/bindings/lexical/), so that `;`, parentheses and `$1` are only seen where the engine
+ * would see them.
  */
 
 import { describeQueryDefect, type QueryDefect } from "./problems.js";
+import { type SqlSyntax, scanSql, type Token } from "./scan.js";
 
-/** The SQL syntax binding queries are written in: the application's engine. */
-export type SqlSyntax = "postgres" | "mysql" | "sqlite";
+export type { SqlSyntax } from "./scan.js";
 
 export type QueryCheck =
   /** `query` is the text to paste: trailing whitespace and `;` removed. */
@@ -30,173 +23,7 @@ export type QueryRead =
   | { readonly kind: "query"; readonly query: string }
   | { readonly kind: "error"; readonly defect: QueryDefect };
 
-interface Token {
-  readonly kind: "word" | "punct" | "literal" | "parameter";
-  readonly text: string;
-  readonly start: number;
-}
-
-interface Scan {
-  readonly tokens: readonly Token[];
-  /** `[start, end)` of each `--` comment; `end` is the line break or the end of the text. */
-  readonly lineComments: readonly (readonly [number, number])[];
-  readonly unterminated?: string;
-}
-
-const WORD_START = /[A-Za-z_\u0080-\uffff]/;
-const WORD_REST = /[A-Za-z0-9_$\u0080-\uffff]*/y;
-const NUMBER = /[0-9.][0-9A-Za-z_.]*/y;
-const DOLLAR_TAG = /\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/y;
-const PARAMETER = /\$[0-9]+/y;
 const SELECT_LIKE = new Set(["select", "with", "values", "table"]);
-
-function matchAt(pattern: RegExp, text: string, at: number): string | null {
-  pattern.lastIndex = at;
-  return pattern.exec(text)?.[0] ?? null;
-}
-
-/** End of a quoted run opened at `at` (exclusive), or -1 when it is not closed. */
-function closeQuote(text: string, at: number, quote: string, backslashEscapes: boolean): number {
-  let i = at + 1;
-  while (i < text.length) {
-    const char = text[i]!;
-    if (backslashEscapes && char === "\\") i += 2;
-    else if (char !== quote) i++;
-    else if (text[i + 1] === quote) i += 2;
-    else return i + 1;
-  }
-  return -1;
-}
-
-/** End of a block comment opened at `at` (comments nest in PostgreSQL), or -1. */
-function closeBlockComment(text: string, at: number): number {
-  let depth = 0;
-  let i = at;
-  while (i < text.length) {
-    if (text.startsWith("/*", i)) {
-      depth++;
-      i += 2;
-    } else if (text.startsWith("*/", i)) {
-      depth--;
-      i += 2;
-      if (depth === 0) return i;
-    } else i++;
-  }
-  return -1;
-}
-
-function scanSql(text: string, syntax: SqlSyntax = "postgres"): Scan {
-  if (syntax !== "postgres") return scanOther(text, syntax);
-  const tokens: Token[] = [];
-  const lineComments: [number, number][] = [];
-  let i = 0;
-  const unterminated = (what: string): Scan => ({ tokens, lineComments, unterminated: what });
-  while (i < text.length) {
-    const char = text[i]!;
-    const start = i;
-    if (/\s/.test(char)) {
-      i++;
-    } else if (text.startsWith("--", i)) {
-      const newline = text.slice(i).search(/[\r\n]/);
-      i = newline === -1 ? text.length : i + newline;
-      lineComments.push([start, i]);
-    } else if (text.startsWith("/*", i)) {
-      i = closeBlockComment(text, i);
-      if (i === -1) return unterminated("block comment");
-    } else if (char === "'" || char === '"') {
-      const previous = tokens[tokens.length - 1];
-      const escapeString =
-        char === "'" &&
-        previous?.kind === "word" &&
-        previous.start + previous.text.length === i &&
-        /^[eE]$/.test(previous.text);
-      i = closeQuote(text, i, char, escapeString);
-      if (i === -1) return unterminated(char === "'" ? "string literal" : "quoted identifier");
-      tokens.push({ kind: "literal", text: text.slice(start, i), start });
-    } else if (char === "$") {
-      const tag = matchAt(DOLLAR_TAG, text, i);
-      const parameter = tag === null ? matchAt(PARAMETER, text, i) : null;
-      if (tag !== null) {
-        const close = text.indexOf(tag, i + tag.length);
-        if (close === -1) return unterminated("dollar-quoted string");
-        i = close + tag.length;
-        tokens.push({ kind: "literal", text: text.slice(start, i), start });
-      } else if (parameter !== null) {
-        i += parameter.length;
-        tokens.push({ kind: "parameter", text: parameter, start });
-      } else {
-        i++;
-        tokens.push({ kind: "punct", text: char, start });
-      }
-    } else if (WORD_START.test(char)) {
-      i += 1 + matchAt(WORD_REST, text, i + 1)!.length;
-      tokens.push({ kind: "word", text: text.slice(start, i), start });
-    } else if (/[0-9]/.test(char) || (char === "." && /[0-9]/.test(text[i + 1] ?? ""))) {
-      i += matchAt(NUMBER, text, i)!.length;
-      tokens.push({ kind: "literal", text: text.slice(start, i), start });
-    } else {
-      i++;
-      tokens.push({ kind: "punct", text: char, start });
-    }
-  }
-  return { tokens, lineComments };
-}
-
-const MYSQL_PARAMETER = /\?/y;
-const SQLITE_PARAMETER = /\?[0-9]*|[:@$][A-Za-z_][A-Za-z0-9_]*/y;
-
-/** The tokens of MySQL or SQLite text (see the header). */
-function scanOther(text: string, syntax: "mysql" | "sqlite"): Scan {
-  const tokens: Token[] = [];
-  const lineComments: [number, number][] = [];
-  const mysql = syntax === "mysql";
-  let i = 0;
-  const unterminated = (what: string): Scan => ({ tokens, lineComments, unterminated: what });
-  const lineComment = (start: number) => {
-    const newline = text.slice(start).search(/[\r\n]/);
-    i = newline === -1 ? text.length : start + newline;
-    lineComments.push([start, i]);
-  };
-  while (i < text.length) {
-    const char = text[i]!;
-    const start = i;
-    const dashes = text.startsWith("--", i) && (!mysql || /^--(?:\s|$)/.test(text.slice(i, i + 3)));
-    if (/\s/.test(char)) {
-      i++;
-    } else if (dashes || (mysql && char === "#")) {
-      lineComment(start);
-    } else if (text.startsWith("/*", i)) {
-      const close = text.indexOf("*/", i + 2);
-      if (close === -1) return unterminated("block comment");
-      i = close + 2;
-    } else if (char === "'" || (mysql && char === '"')) {
-      i = closeQuote(text, i, char, mysql);
-      if (i === -1) return unterminated("string literal");
-      tokens.push({ kind: "literal", text: text.slice(start, i), start });
-    } else if (char === "`" || (!mysql && (char === '"' || char === "["))) {
-      i = char === "[" ? text.indexOf("]", i) + 1 || -1 : closeQuote(text, i, char, false);
-      if (i === -1) return unterminated("quoted identifier");
-      tokens.push({ kind: "literal", text: text.slice(start, i), start });
-    } else if (
-      char === "?" ||
-      (!mysql && /[:@$]/.test(char) && /[A-Za-z_]/.test(text[i + 1] ?? ""))
-    ) {
-      const parameter = matchAt(mysql ? MYSQL_PARAMETER : SQLITE_PARAMETER, text, i)!;
-      i += parameter.length;
-      tokens.push({ kind: "parameter", text: parameter, start });
-    } else if (WORD_START.test(char)) {
-      i += 1 + matchAt(WORD_REST, text, i + 1)!.length;
-      tokens.push({ kind: "word", text: text.slice(start, i), start });
-    } else if (/[0-9]/.test(char) || (char === "." && /[0-9]/.test(text[i + 1] ?? ""))) {
-      i += matchAt(NUMBER, text, i)!.length;
-      tokens.push({ kind: "literal", text: text.slice(start, i), start });
-    } else {
-      i++;
-      tokens.push({ kind: "punct", text: char, start });
-    }
-  }
-  return { tokens, lineComments };
-}
 
 function isPunct(token: Token | undefined, text: string): boolean {
   return token?.kind === "punct" && token.text === text;
@@ -275,26 +102,21 @@ function isWord(token: Token | undefined, word: string): boolean {
 }
 
 /** The name an identifier token stands for: unquoted folded to lower case, quoted as written. */
-function identifierName(token: Token | undefined, syntax: SqlSyntax): string | null {
+function identifierName(token: Token | undefined): string | null {
   if (token?.kind === "word") return token.text.toLowerCase();
-  if (token?.kind !== "literal" || token.text.length <= 2) return null;
-  const open = token.text[0]!;
-  if (open === "`") return token.text.slice(1, -1).replaceAll("``", "`");
-  if (open === '"' && syntax !== "mysql") return token.text.slice(1, -1).replaceAll('""', '"');
-  if (open === "[" && syntax === "sqlite") return token.text.slice(1, -1);
-  return null;
+  if (token?.kind !== "identifier" || !token.name) return null;
+  return token.name;
 }
 
 /** `name` or `schema.name` starting at `at`: its canonical form and the index after it. */
 function qualifiedName(
   tokens: readonly Token[],
   at: number,
-  syntax: SqlSyntax,
 ): { name: string; next: number } | null {
-  const first = identifierName(tokens[at], syntax);
+  const first = identifierName(tokens[at]);
   if (first === null) return null;
   if (!isPunct(tokens[at + 1], ".")) return { name: JSON.stringify([first]), next: at + 1 };
-  const second = identifierName(tokens[at + 2], syntax);
+  const second = identifierName(tokens[at + 2]);
   if (second === null) return null;
   return { name: JSON.stringify([first, second]), next: at + 3 };
 }
@@ -322,7 +144,7 @@ export interface PlainScan {
 export function tableName(text: string, syntax: SqlSyntax = "postgres"): string | null {
   const { tokens, unterminated } = scanSql(text, syntax);
   if (unterminated) return null;
-  const name = qualifiedName(tokens, 0, syntax);
+  const name = qualifiedName(tokens, 0);
   return name && name.next === tokens.length ? name.name : null;
 }
 
@@ -355,13 +177,13 @@ export function plainScan(query: string, syntax: SqlSyntax = "postgres"): PlainS
     const last = tokens[i - 1]!;
     if (isPunct(last, "*")) return null; // `*` and `t.*` stand for several columns
     items.push(item);
-    const bare = i === itemStart + 1 ? identifierName(tokens[itemStart], syntax) : null;
+    const bare = i === itemStart + 1 ? identifierName(tokens[itemStart]) : null;
     columns.push(bare === null ? null : JSON.stringify([bare]));
     itemStart = i + 1;
     if (isWord(token, "from")) from = i;
   }
   if (from < 0) return null;
-  const table = qualifiedName(tokens, from + 1, syntax);
+  const table = qualifiedName(tokens, from + 1);
   if (!table) return null;
   const tableText = query.slice(
     tokens[from + 1]!.start,

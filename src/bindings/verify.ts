@@ -40,6 +40,8 @@ export async function checkBindingsWithDatabase(
   const context: Context = { read: checked.read, session, diagnostics: [], untyped: new Set() };
   const { bindings } = checked.read.data;
   for (const [index, binding] of bindings.entries()) {
+    // An ignored binding never runs: its query cannot answer wrong.
+    if (checked.ignored.has(index)) continue;
     await checkQuery(context, binding, checked.read.locations.bindings[index]!);
   }
   await checkKeys(context);
@@ -47,7 +49,7 @@ export async function checkBindingsWithDatabase(
     (a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0),
   );
   const ok = !hasErrors(diagnostics);
-  return { ...checked, ok, bindings: ok ? checked.read.data : null, diagnostics };
+  return { ...checked, ok, bindings: ok ? checked.bindings : null, diagnostics };
 }
 
 interface Context {
@@ -85,7 +87,7 @@ async function checkQuery(context: Context, binding: Binding, location: BindingL
     return;
   }
   const expected = columnSlots(binding);
-  const width = selectListWidth(binding.query);
+  const width = selectListWidth(binding.query, context.read.data.syntax);
   const { columns } = described;
   if (columns.length !== expected) {
     // A count the text shows was reported by the static checks.

@@ -22,22 +22,26 @@ import { loadPolicyFiles, readFacts } from "./sql-command.js";
 export const BINDINGS_HELP = `usage: polar-sql bindings <check|init> [options]
 
   bindings check --bindings <file> [--policy <files...>] [--database-url <url>]
-                 [--dialect ${DIALECTS.join("|")}] [--facts <file>] [--json]
+                 [--dialect ${DIALECTS.join("|")}] [--facts <file>] [--json] [--strict]
       Checks data bindings: the YAML, signatures and queries; with --policy, types,
       names the rules do not read (with a did-you-mean) and facts no binding gives;
       with --database-url, each query as the database describes it (columns and
       their types, without reading rows) and each \`keys\` entry (a constraint, or
       a count of duplicates). Only reads: nothing is written to the database.
+      Bindings the policy cannot use (undeclared types, facts no rule reads) are
+      warnings: they are ignored, as Oso ignores them.
       --facts names central facts (JSON array) that produce what bindings do not.
       --json prints the diagnostics as a JSON array on stdout.
+      --strict fails (exit 1) on warnings too.
 
   bindings init --database-url <url> [--schema <name>] [--policy <files...>]
                 [--dialect ${DIALECTS.join("|")}]
       Reads the catalog and prints a first draft of data bindings YAML: foreign
       keys as relations, join tables as roles or relations, boolean columns as
-      attributes, sql_types and keys. With --policy, names follow the policy,
-      bindings it does not read are commented out and facts it reads that the
-      schema does not give are listed. Check the draft with \`bindings check\`.
+      attributes, sql_types and keys. With --policy, the draft holds only what the
+      policy reads, named with its types and relations (what it does not read is
+      commented out), and lists the facts it reads that the schema does not give;
+      the draft passes \`bindings check\` against that policy without errors.
 
 examples:
   polar-sql bindings init --database-url postgres://app@localhost/app \\
@@ -52,7 +56,7 @@ database URLs (without --dialect, the URL's scheme names the dialect):
 
 exit codes:
   0  the bindings are sound (there may be warnings), or a draft was printed
-  1  the bindings have errors
+  1  the bindings have errors (with --strict, errors or warnings)
   2  wrong arguments, unreadable files or an unreachable database
 `;
 
@@ -76,6 +80,7 @@ const OPTIONS = {
   schema: { type: "string" },
   facts: { type: "string" },
   json: { type: "boolean" },
+  strict: { type: "boolean" },
 } as const;
 
 type Values = ReturnType<typeof parseOptions>["values"];
@@ -229,15 +234,16 @@ async function check(values: Values, policyFiles: readonly string[], io: CliIo):
     const against = url === undefined ? "" : " against the database";
     const tail = warnings ? `, ${count(warnings, "warning")}` : "";
     if (errors > 0) io.stderr(`${count(errors, "error")}${tail}\n`);
+    else if (values.strict && warnings > 0) io.stderr(`${count(warnings, "warning")} (--strict)\n`);
     else io.stdout(`ok: \`${values.bindings}\` checked${against}${tail}\n`);
   }
-  return errors > 0 ? EXIT_FAILED : EXIT_OK;
+  return errors > 0 || (values.strict && warnings > 0) ? EXIT_FAILED : EXIT_OK;
 }
 
 async function init(values: Values, policyFiles: readonly string[], io: CliIo): Promise<number> {
   const url = values["database-url"];
   if (url === undefined) throw usage("`--database-url <url>` is required");
-  for (const flag of ["bindings", "facts", "json"] as const) {
+  for (const flag of ["bindings", "facts", "json", "strict"] as const) {
     if (values[flag] !== undefined) throw usage(`\`--${flag}\` is an option of \`bindings check\``);
   }
   const dialect = dialectOf(values);

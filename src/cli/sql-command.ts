@@ -13,6 +13,7 @@ import {
 } from "../api/local.js";
 import { concreteFactSchema } from "../api/wire.js";
 import { checkBindings } from "../bindings/check.js";
+import type { SqlSyntax } from "../bindings/query.js";
 import { checkPolicy } from "../check/check.js";
 import { checkFact } from "../check/facts.js";
 import type { Program } from "../check/program.js";
@@ -273,6 +274,8 @@ function checkBodyBindings(
   if (typeof text !== "string") return; // the endpoint's own validation reports it
   const checked = checkBindings(program, text, {
     fileName,
+    // The binding queries are written in the SQL of the engine the statement is for.
+    syntax: (options.dialect ?? DEFAULT_DIALECT) as SqlSyntax,
     ...(options.central && { central: options.central }),
   });
   const sources = [checked.source, ...program.sources];

@@ -75,7 +75,7 @@ export type DiagnosticCode =
   | "P704" // data bindings are not valid YAML
   | "P705" // unknown key in data bindings
   | "P706" // invalid fact signature in data bindings
-  | "P707" // binding names a type the policy does not declare
+  | "P707" // no longer reported: a binding for an undeclared type is W010
   | "P708" // binding query's column count differs from its signature
   | "P709" // the database rejects a binding query or cannot be read
   | "P710" // binding column type does not fit the slot's type or `sql_types`
@@ -91,7 +91,8 @@ export type DiagnosticCode =
   | "W006" // `sql_types` / `keys` entry that nothing uses
   | "W007" // key unique in the data today but not enforced by a constraint
   | "W008" // binding column type that may not compare with the slot's values
-  | "W009"; // test assertion names an action, permission or role its resource does not declare
+  | "W009" // test assertion names an action, permission or role its resource does not declare
+  | "W010"; // binding for a type the policy does not declare (ignored)
 
 export type Severity = "error" | "warning";
 
