@@ -31,7 +31,7 @@ export async function runCheckCommand(args: readonly string[], io: CliIo): Promi
     paths = parseCommandArgs(CHECK_SPEC, args).positionals;
     if (paths.length === 0) throw new UsageError("no policy files given");
   } catch (error) {
-    if (error instanceof UsageError) return reportUsage(io, CHECK_SPEC, error.message);
+    if (error instanceof UsageError) return reportUsage(io, CHECK_SPEC, error);
     throw error;
   }
   const read = await readSources(paths);

@@ -7,11 +7,17 @@ import { ClientError, type PolarClient, type WireFact } from "../client/http.js"
 import { readRecords } from "../client/records.js";
 import { countOption, UsageError } from "./args.js";
 import { type CliIo, EXIT_FAILED } from "./io.js";
-import { CLIENT_EXIT_CODES, CONNECTION_HELP, type RemoteSpec, runRemote } from "./remote.js";
+import {
+  CLIENT_EXIT_CODES,
+  CONNECTION_HELP,
+  CONNECTION_OPTIONS,
+  type RemoteSpec,
+  runRemote,
+} from "./remote.js";
 
-const BATCH_OPTION = { "batch-size": { type: "string" } } as const;
+const BATCH_OPTION = { "batch-size": { type: "string" }, ...CONNECTION_OPTIONS } as const;
 
-const IMPORT_SPEC: RemoteSpec<typeof BATCH_OPTION> = {
+export const IMPORT_SPEC: RemoteSpec<typeof BATCH_OPTION> = {
   name: "facts import",
   usage: "polar-sql facts import <file> [--batch-size <n>]",
   positionals: ["<file>"],

@@ -176,6 +176,13 @@ export const SQL_SPEC = {
     column: { type: "string" },
     dialect: { type: "string" },
   },
+  // The questions, for the argument parser (src/cli/args.ts); each takes the options above.
+  subcommands: Object.fromEntries(
+    QUESTIONS.map((q) => [
+      q,
+      { name: `sql ${q}`, usage: `polar-sql sql ${q} [options]`, options: {} },
+    ]),
+  ),
 } as const satisfies CommandSpec;
 
 /** The `--dialect` value; an unknown name is a usage error (exit 2) naming the allowed ones. */
