@@ -104,13 +104,59 @@ describe("questions", () => {
   });
 
   it("a bad value is a usage error naming the argument", async () => {
-    const ran = await cli(["authorize", "alice", "read", "Repository:1"]);
+    const ran = await cli(["authorize", "User:", "read", "Repository:1"]);
     expect(ran.code).toBe(2);
-    expect(ran.stderr.split("\n")[0]).toBe("error: <actor>: `alice` is not `Type:id`");
+    expect(ran.stderr.split("\n")[0]).toBe("error: <actor>: `User:` has no id after the colon");
   });
 });
 
 describe("facts", () => {
+  it("runs the shapes of Oso's CLI scripts: bare words are Strings, `_` and `Type:_` wildcards", async () => {
+    // oso-cloud tell has_role User:paula owner CardAccount:1, on this policy's types.
+    expect(
+      ok(await cli(["facts", "insert", "has_role", "User:paula", "owner", "Organization:acme"])),
+    ).toBe("inserted has_role User:paula String:owner Organization:acme\n");
+    expect(
+      ok(await cli(["authorize", "User:paula", "create_repository", "Organization:acme"])),
+    ).toBe("allowed\n");
+    // oso-cloud get has_role User:_ _ _ and friends.
+    expect(lines(ok(await cli(["facts", "get", "has_role", "User:paula", "_", "_"])))).toEqual([
+      "has_role User:paula String:owner Organization:acme",
+    ]);
+    const owners = lines(ok(await cli(["facts", "get", "has_role", "User:_", "owner", "_"])));
+    expect(owners).toContain("has_role User:paula String:owner Organization:acme");
+    expect(owners.every((line) => line.includes(" String:owner "))).toBe(true);
+    expect(
+      lines(ok(await cli(["facts", "get", "has_role", "_", "owner", "Organization:acme"]))),
+    ).toEqual(expect.arrayContaining(["has_role User:paula String:owner Organization:acme"]));
+    // oso-cloud delete has_role User:paula owner Organization:acme
+    ok(await cli(["facts", "delete", "has_role", "User:paula", "owner", "Organization:acme"]));
+    expect(ok(await cli(["facts", "get", "has_role", "User:paula", "_", "_"]))).toBe("");
+  });
+
+  it("refuses a wildcard where a value is needed, and empty ids, sending nothing", async () => {
+    for (const [value, message] of [
+      ["_", '`_` is a wildcard; write `"_"` or `String:"_"` for the string _'],
+      ["String:_", '`String:_` is a wildcard; write `String:"_"` for the id _'],
+      ['""', '`""` has an empty string'],
+      ["", "an empty argument is not a value"],
+    ]) {
+      const ran = await cli([
+        "facts",
+        "insert",
+        "has_role",
+        "User:zoe",
+        value!,
+        "Organization:acme",
+      ]);
+      expect(ran.code, value).toBe(2);
+      expect(ran.stderr.split("\n")[0]).toBe(`error: value 2: ${message}`);
+    }
+    const empty = await cli(["facts", "insert", "has_role", "User:", "owner", "Organization:acme"]);
+    expect(empty.stderr.split("\n")[0]).toBe("error: value 1: `User:` has no id after the colon");
+    expect(ok(await cli(["facts", "get", "has_role", "User:zoe", "_", "_"]))).toBe("");
+  });
+
   it("insert, get with wildcards, delete every match", async () => {
     for (const org of ["acme", "globex", "initech"]) {
       const ran = await cli([

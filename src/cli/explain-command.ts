@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { checkFact } from "../check/facts.js";
 import type { Program } from "../check/program.js";
+import { parseValue } from "../client/values.js";
 import type { GroundFact, Value } from "../core/value.js";
 import { EvaluationError } from "../evaluate/errors.js";
 import { explain } from "../evaluate/explain.js";
@@ -118,13 +119,11 @@ function required(flag: string, value: string | undefined): string {
   return value;
 }
 
+/** A value as every command reads it (src/client/values.ts, docs/cli.md "Values"). */
 function typedId(flag: string, text: string | undefined): Value {
-  const given = required(flag, text);
-  const colon = given.indexOf(":");
-  if (colon <= 0 || colon === given.length - 1) {
-    throw usage(`\`--${flag}\` must be \`Type:id\`, got \`${given}\``);
-  }
-  return { type: given.slice(0, colon), id: given.slice(colon + 1) };
+  const parsed = parseValue(required(flag, text));
+  if (!parsed.ok) throw usage(`\`--${flag}\`: ${parsed.message}`);
+  return parsed.value;
 }
 
 /** A facts file the policy accepts; any problem is the caller's to fix (exit 2). */
