@@ -106,7 +106,7 @@ describe("the HTTP API", () => {
   });
 
   const question = { actor_type: "User", actor_id: "ada", resource_type: "Doc", resource_id: "d" };
-  const cases: [string, Record<string, unknown>, Record<string, unknown>, string][] = [
+  const cases: [string, object, object, string][] = [
     ["/api/authorize", { ...question, action: "read" }, { actor_id: "" }, "`actor_id`"],
     ["/api/explain", { ...question, action: "read" }, { resource_id: "" }, "`resource_id`"],
     ["/api/actions", question, { resource_id: "" }, "`resource_id`"],
