@@ -70,10 +70,12 @@ export const querySchema = z.object({
 
 const dataBindings = z.string();
 /**
- * The engine the SQL is for (`postgres` when absent); checked against the known dialects by
- * the local functions, whose message names the allowed values (docs/dialects.md).
+ * The engine the SQL is for (`postgres` when absent): one of the dialects (docs/dialects.md),
+ * checked by the local functions, whose message names the allowed ones; the OpenAPI document
+ * lists them as an enum (src/http/openapi.ts).
  */
-const dialect = z.string().optional();
+export const dialectSchema = z.string();
+const dialect = dialectSchema.optional();
 
 export const authorizeQueryRequestSchema = z.object({
   query: authorizeBodySchema,
