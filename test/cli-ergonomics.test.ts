@@ -2,7 +2,9 @@
  * The command line's manners: `--version`, short errors with a did-you-mean for unknown
  * commands and options, every missing required option named at once, exit codes in every help.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   type CommandSpec,
@@ -45,7 +47,11 @@ describe("unknown commands and options", () => {
       "unknown option `--verison` (did you mean `--version`?); run `polar-sql --help`",
     ],
     [["frobnicate"], "unknown command `frobnicate`; run `polar-sql --help`"],
-    [["check", "--jsn", "a.polar"], "unknown option `--jsn`; run `polar-sql check --help`"],
+    [
+      ["check", "--jsn", "a.polar"],
+      "unknown option `--jsn` (did you mean `--json`?); run `polar-sql check --help`",
+    ],
+    [["check", "--zzz", "a.polar"], "unknown option `--zzz`; run `polar-sql check --help`"],
     [
       ["test", "--jsn", "a.polar"],
       "unknown option `--jsn` (did you mean `--json`?); run `polar-sql test --help`",
@@ -160,6 +166,41 @@ describe("every declared command, subcommand and option", () => {
       });
     }
     expect(checked).toBeGreaterThan(60);
+  });
+});
+
+describe("check --json", () => {
+  it("prints the diagnostics with where they start, and exits 1 on errors", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "polar-sql-check-"));
+    try {
+      const bad = join(dir, "bad.polar");
+      writeFileSync(
+        bad,
+        'actor User {}\nresource Doc {\n  roles = ["viewer"];\n  "read" if "viewr";\n}\n',
+      );
+      const failed = await run(["check", "--json", bad]);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toBe("");
+      const report = JSON.parse(failed.stdout) as { ok: boolean; diagnostics: object[] };
+      expect(report.ok).toBe(false);
+      expect(report.diagnostics).toContainEqual(
+        expect.objectContaining({
+          code: "P201",
+          severity: "error",
+          file: bad,
+          line: 4,
+          column: 13,
+        }),
+      );
+      const passed = await run(["check", "--json", "examples/quickstart/policy.polar"]);
+      expect(passed).toEqual({
+        code: 0,
+        stdout: '{\n  "ok": true,\n  "diagnostics": []\n}\n',
+        stderr: "",
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -15,15 +15,17 @@ import {
   runRemote,
 } from "./remote.js";
 
-const VALUES_HELP = `values:
-  Type:id        a value: User:bob, String:member, Integer:42
+const VALUES_HELP = `values (as Oso's CLI writes them):
+  Type:id        an instance: User:bob, Integer:42
+  word           any other word is a String: owner (the same as String:owner)
+  "…"            a String as one JSON string: "a:b", "_"
   Type:"…"       a quoted id, one JSON string: Doc:"a, b", Doc:"tab\\there", Doc:"_"
                  (needed when the id starts with \`"\` or \`:\`, or is \`_\`; any other id
                  may also be written as is, spaces and all, as one argument)
   Type:_         any id of the type (get and delete only)
   _              any value (get and delete only)
-Output uses the same form, quoting every id that is not plainly safe, so each
-printed value can be passed back as one argument.`;
+Ids are never empty. Output writes every value as Type:id, quoting every id that
+is not plainly safe, so each printed value can be passed back as one argument.`;
 
 const FACTS_HELP = `usage: polar-sql facts <get|insert|delete|export|import|sync> ...
 
@@ -58,7 +60,8 @@ values, only facts with exactly that many arguments match; without, facts of
 every arity.
 
   polar-sql facts get has_role User:bob _ _
-  polar-sql facts get has_relation Repository:_ String:organization Organization:acme
+  polar-sql facts get has_role User:_ owner _
+  polar-sql facts get has_relation Repository:_ organization Organization:acme
 
 ${VALUES_HELP}
 
@@ -78,7 +81,7 @@ const INSERT_SPEC: RemoteSpec<typeof CONNECTION_OPTIONS> = {
 
 Inserts one fact. Inserting a fact that is already stored changes nothing.
 
-  polar-sql facts insert has_role User:bob String:member Organization:acme
+  polar-sql facts insert has_role User:bob member Organization:acme
 
 ${VALUES_HELP}
 

@@ -14,8 +14,8 @@ import {
 
 const JSON_OPTION = { json: { type: "boolean" }, ...CONNECTION_OPTIONS } as const;
 
-const VALUES_HELP = `Values are written Type:id (User:bob, Repository:"my repo"); see
-\`polar-sql facts --help\` for quoting.`;
+const VALUES_HELP = `Values are written as Oso's CLI writes them: Type:id (User:bob,
+Repository:"my repo"), a bare word for a String; see \`polar-sql facts get --help\`.`;
 
 export const AUTHORIZE_SPEC: RemoteSpec<typeof JSON_OPTION> = {
   name: "authorize",
