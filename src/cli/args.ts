@@ -189,31 +189,53 @@ export function checkCommandArgs(spec: CommandSpec, args: readonly string[]): Co
     parseNaming(spec, args);
     return spec;
   }
-  // Every option any subcommand takes, so that values are not mistaken for the subcommand.
-  const all: OptionSpecs = Object.assign(
-    {},
-    spec.options,
-    ...Object.values(subcommands).map((sub) => sub.options),
-  );
+  const { name, rest } = splitSubcommand(spec, args);
+  if (name === undefined) {
+    parseNaming({ ...spec, options: everyOption(spec) }, args);
+    return spec;
+  }
+  const sub = Object.hasOwn(subcommands, name) ? subcommands[name] : undefined;
+  if (!sub) {
+    const known = Object.keys(subcommands).map((other) => `${spec.name} ${other}`);
+    throw unknownName("subcommand", `${spec.name} ${name}`, known, spec);
+  }
+  return checkCommandArgs({ ...sub, options: { ...spec.options, ...sub.options } }, rest);
+}
+
+/**
+ * The subcommand the arguments name, their first positional, and the other arguments; what
+ * the commands with subcommands dispatch on, so that they agree with `checkCommandArgs`.
+ *
+ * @example
+ * splitSubcommand(FACTS_SPEC, ["--url", "u", "get", "has_role"]);
+ * // { name: "get", rest: ["--url", "u", "has_role"] }
+ */
+export function splitSubcommand(
+  spec: CommandSpec,
+  args: readonly string[],
+): { readonly name: string | undefined; readonly rest: readonly string[] } {
   const { tokens } = parseArgs({
     args: [...args],
-    options: { ...HELP_OPTIONS, ...all } as ParseArgsConfig["options"],
+    options: { ...HELP_OPTIONS, ...everyOption(spec) } as ParseArgsConfig["options"],
     allowPositionals: true,
     strict: false,
     tokens: true,
   });
   const first = tokens?.find((token) => token.kind === "positional");
-  if (!first) {
-    parseNaming({ ...spec, options: all }, args);
-    return spec;
-  }
-  const sub = Object.hasOwn(subcommands, first.value) ? subcommands[first.value] : undefined;
-  if (!sub) {
-    const known = Object.keys(subcommands).map((name) => `${spec.name} ${name}`);
-    throw unknownName("subcommand", `${spec.name} ${first.value}`, known, spec);
-  }
-  const rest = [...args.slice(0, first.index), ...args.slice(first.index + 1)];
-  return checkCommandArgs({ ...sub, options: { ...spec.options, ...sub.options } }, rest);
+  if (!first) return { name: undefined, rest: args };
+  return {
+    name: first.value,
+    rest: [...args.slice(0, first.index), ...args.slice(first.index + 1)],
+  };
+}
+
+/** Every option a command or any of its subcommands takes (values are not subcommands). */
+function everyOption(spec: CommandSpec): OptionSpecs {
+  return Object.assign(
+    {},
+    spec.options,
+    ...Object.values(spec.subcommands ?? {}).map((sub) => sub.options),
+  );
 }
 
 /** `parseCommandArgs`, with the command named in its errors. */

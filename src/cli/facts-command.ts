@@ -2,7 +2,15 @@
  * `polar-sql facts get | insert | delete | export | import`: the facts of a running server.
  */
 import { formatFact, type PatternValue, parsePattern } from "../client/values.js";
-import { type CommandSpec, countOption, reportUsage, UsageError, unknownName } from "./args.js";
+import {
+  type CommandSpec,
+  countOption,
+  reportUsage,
+  splitSubcommand,
+  UsageError,
+  unknownName,
+  wantsHelp,
+} from "./args.js";
 import { IMPORT_SPEC, runImport } from "./facts-import.js";
 import { FACTS_SYNC_SPEC, runFactsSync } from "./facts-sync-command.js";
 import { type CliIo, EXIT_OK, EXIT_USAGE } from "./io.js";
@@ -166,10 +174,10 @@ const SUBCOMMANDS: Readonly<Record<keyof typeof FACTS_SPEC.subcommands, Subcomma
 
 /** `polar-sql facts <command> ...`: returns the exit code. */
 export async function runFactsCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const [name, ...rest] = args;
-  if (name === undefined || name === "--help" || name === "-h") {
+  const { name, rest } = splitSubcommand(FACTS_SPEC, args);
+  if (name === undefined) {
     io.stdout(FACTS_HELP);
-    return name === undefined ? EXIT_USAGE : EXIT_OK;
+    return wantsHelp(args) ? EXIT_OK : EXIT_USAGE;
   }
   if (!Object.hasOwn(SUBCOMMANDS, name)) {
     const known = Object.keys(SUBCOMMANDS).map((sub) => `facts ${sub}`);

@@ -4,7 +4,14 @@
 import { basename } from "node:path";
 import { checkPolicy } from "../check/check.js";
 import { formatDiagnostic } from "../source/format.js";
-import { type CommandSpec, reportUsage, UsageError, unknownName } from "./args.js";
+import {
+  type CommandSpec,
+  reportUsage,
+  splitSubcommand,
+  UsageError,
+  unknownName,
+  wantsHelp,
+} from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readSources } from "./io.js";
 import {
   CLIENT_EXIT_CODES,
@@ -86,10 +93,10 @@ const SUBCOMMANDS: Readonly<
 
 /** `polar-sql policy <command> ...`: returns the exit code. */
 export async function runPolicyCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const [name, ...rest] = args;
-  if (name === undefined || name === "--help" || name === "-h") {
+  const { name, rest } = splitSubcommand(POLICY_SPEC, args);
+  if (name === undefined) {
     io.stdout(POLICY_HELP);
-    return name === undefined ? EXIT_USAGE : EXIT_OK;
+    return wantsHelp(args) ? EXIT_OK : EXIT_USAGE;
   }
   if (!Object.hasOwn(SUBCOMMANDS, name)) {
     const known = Object.keys(SUBCOMMANDS).map((sub) => `policy ${sub}`);
