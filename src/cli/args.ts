@@ -176,30 +176,30 @@ export function wantsHelp(args: readonly string[]): boolean {
 
 /**
  * Checks arguments against a command's declarations, subcommands included, before the command
- * runs; throws a `UsageError` naming the first problem. Returns the spec the arguments address
- * (`facts get` for `facts get …`), whose `--help` the error points to.
+ * runs; throws a `UsageError` naming the first problem and the command or subcommand whose
+ * `--help` lists the right names (`facts get` for `facts get --jsno`).
  *
  * @example
  * checkCommandArgs(FACTS_SPEC, ["gte", "has_role"]);
  * // throws: unknown subcommand `facts gte` (did you mean `facts get`?)
  */
-export function checkCommandArgs(spec: CommandSpec, args: readonly string[]): CommandSpec {
+export function checkCommandArgs(spec: CommandSpec, args: readonly string[]): void {
   const subcommands = spec.subcommands;
   if (!subcommands) {
     parseNaming(spec, args);
-    return spec;
+    return;
   }
   const { name, rest } = splitSubcommand(spec, args);
   if (name === undefined) {
     parseNaming({ ...spec, options: everyOption(spec) }, args);
-    return spec;
+    return;
   }
   const sub = Object.hasOwn(subcommands, name) ? subcommands[name] : undefined;
   if (!sub) {
     const known = Object.keys(subcommands).map((other) => `${spec.name} ${other}`);
     throw unknownName("subcommand", `${spec.name} ${name}`, known, spec);
   }
-  return checkCommandArgs({ ...sub, options: { ...spec.options, ...sub.options } }, rest);
+  checkCommandArgs({ ...sub, options: { ...spec.options, ...sub.options } }, rest);
 }
 
 /**
