@@ -318,7 +318,8 @@ describe("the SQLite form on better-sqlite3", () => {
   });
 
   it("hostile ids inside the JSON parameter answer exactly", () => {
-    const id = fc.oneof(fc.constantFrom('"', "\\", "[]", "null", "'", "", "😀"), hostileId);
+    // Ids are never empty (docs/http-api.md, "Ids").
+    const id = fc.oneof(fc.constantFrom('"', "\\", "[]", "null", "'", "😀"), hostileId);
     fc.assert(
       fc.property(
         fc.uniqueArray(id, { minLength: 1, maxLength: 6 }),

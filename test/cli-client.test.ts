@@ -4,6 +4,7 @@
  * errors and progress), the policy, and failures (refused key, unreachable server).
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -104,13 +105,59 @@ describe("questions", () => {
   });
 
   it("a bad value is a usage error naming the argument", async () => {
-    const ran = await cli(["authorize", "alice", "read", "Repository:1"]);
+    const ran = await cli(["authorize", "User:", "read", "Repository:1"]);
     expect(ran.code).toBe(2);
-    expect(ran.stderr.split("\n")[0]).toBe("error: <actor>: `alice` is not `Type:id`");
+    expect(ran.stderr.split("\n")[0]).toBe("error: <actor>: `User:` has no id after the colon");
   });
 });
 
 describe("facts", () => {
+  it("runs the shapes of Oso's CLI scripts: bare words are Strings, `_` and `Type:_` wildcards", async () => {
+    // oso-cloud tell has_role User:paula owner CardAccount:1, on this policy's types.
+    expect(
+      ok(await cli(["facts", "insert", "has_role", "User:paula", "owner", "Organization:acme"])),
+    ).toBe("inserted has_role User:paula String:owner Organization:acme\n");
+    expect(
+      ok(await cli(["authorize", "User:paula", "create_repository", "Organization:acme"])),
+    ).toBe("allowed\n");
+    // oso-cloud get has_role User:_ _ _ and friends.
+    expect(lines(ok(await cli(["facts", "get", "has_role", "User:paula", "_", "_"])))).toEqual([
+      "has_role User:paula String:owner Organization:acme",
+    ]);
+    const owners = lines(ok(await cli(["facts", "get", "has_role", "User:_", "owner", "_"])));
+    expect(owners).toContain("has_role User:paula String:owner Organization:acme");
+    expect(owners.every((line) => line.includes(" String:owner "))).toBe(true);
+    expect(
+      lines(ok(await cli(["facts", "get", "has_role", "_", "owner", "Organization:acme"]))),
+    ).toEqual(expect.arrayContaining(["has_role User:paula String:owner Organization:acme"]));
+    // oso-cloud delete has_role User:paula owner Organization:acme
+    ok(await cli(["facts", "delete", "has_role", "User:paula", "owner", "Organization:acme"]));
+    expect(ok(await cli(["facts", "get", "has_role", "User:paula", "_", "_"]))).toBe("");
+  });
+
+  it("refuses a wildcard where a value is needed, and empty ids, sending nothing", async () => {
+    for (const [value, message] of [
+      ["_", '`_` is a wildcard; write `"_"` or `String:"_"` for the string _'],
+      ["String:_", '`String:_` is a wildcard; write `String:"_"` for the id _'],
+      ['""', '`""` has an empty string'],
+      ["", "an empty argument is not a value"],
+    ]) {
+      const ran = await cli([
+        "facts",
+        "insert",
+        "has_role",
+        "User:zoe",
+        value!,
+        "Organization:acme",
+      ]);
+      expect(ran.code, value).toBe(2);
+      expect(ran.stderr.split("\n")[0]).toBe(`error: value 2: ${message}`);
+    }
+    const empty = await cli(["facts", "insert", "has_role", "User:", "owner", "Organization:acme"]);
+    expect(empty.stderr.split("\n")[0]).toBe("error: value 1: `User:` has no id after the colon");
+    expect(ok(await cli(["facts", "get", "has_role", "User:zoe", "_", "_"]))).toBe("");
+  });
+
   it("insert, get with wildcards, delete every match", async () => {
     for (const org of ["acme", "globex", "initech"]) {
       const ran = await cli([
@@ -262,30 +309,43 @@ describe("facts import", () => {
     expect(lines(ok(await cli(["facts", "export"]))).sort()).toEqual(lines(exported).sort());
   });
 
-  it("a malformed record stops the import before anything is sent, naming its line", async () => {
+  it("every bad record is named by its line before anything is sent", async () => {
     const text = [
       JSON.stringify(role("k1")),
       "",
       JSON.stringify({ predicate: "has_role", args: [{ type: "User" }] }),
+      JSON.stringify(role("k\u0000nul")),
+      JSON.stringify(role("k".repeat(400))),
+      JSON.stringify({ predicate: "has_role", args: [{ type: "User", id: "k3" }] }),
       JSON.stringify(role("k2")),
     ].join("\n");
     await writeFile(join(dir, "bad.jsonl"), text);
     const ran = await cli(["facts", "import", join(dir, "bad.jsonl")]);
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toBe(
-      `error: ${join(dir, "bad.jsonl")} line 3: \`args.0.id\`: invalid input: expected string, received undefined; expected {"predicate": "…", "args": [{"type": "…", "id": "…"}]}\n`,
-    );
+    const file = join(dir, "bad.jsonl");
+    expect(ran.stderr.split("\n")).toEqual([
+      `error: ${file} line 3: \`args.0.id\`: invalid input: expected string, received undefined; expected {"predicate": "…", "args": [{"type": "…", "id": "…"}]}`,
+      expect.stringMatching(
+        new RegExp(`^error: ${file} line 4: facts cannot contain NUL characters: `),
+      ),
+      expect.stringMatching(
+        new RegExp(`^error: ${file} line 5: fact argument exceeds 384 bytes: `),
+      ),
+      `error: ${file} line 6: unknown predicate \`has_role/1\`: \`has_role(User{"k3"})\``,
+      "nothing was imported",
+      "",
+    ]);
     expect(await storedUsers("k")).toEqual([]);
     await writeFile(
       join(dir, "broken.json"),
-      '[\n{"predicate": "p", "args": []},\n{"predicate" "x"}\n]',
+      `[\n${JSON.stringify(role("b1"))},\n{"predicate" "x"}\n]`,
     );
     const broken = await cli(["facts", "import", join(dir, "broken.json")]);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/^error: .*broken\.json line 3: not valid JSON: /);
   });
 
-  it("a fact the server refuses stops the import there, naming its line", async () => {
+  it("a fact the server's policy refuses is found before anything is sent", async () => {
     const records = [
       role("m1"),
       role("m2"),
@@ -298,9 +358,67 @@ describe("facts import", () => {
     const ran = await cli(["facts", "import", join(dir, "refused.jsonl"), "--batch-size", "3"]);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toMatch(
-      /\nerror: .*refused\.jsonl line 5: unknown predicate `has_rol\/1`: .* \(4 facts imported before it\)\n$/,
+      /^error: .*refused\.jsonl line 5: unknown predicate `has_rol\/1`: `has_rol\(User\{"m5"\}\)`\nnothing was imported\n$/,
     );
-    expect(await storedUsers("m")).toEqual(["m1", "m2", "m3", "m4"]);
+    expect(await storedUsers("m")).toEqual([]);
+  });
+
+  it("a batch the server refuses anyway undoes the import, keeping facts stored before", async () => {
+    // A proxy in front of the server that refuses every insert of `User:p5`, which the
+    // server's policy allows: a refusal the first pass cannot foresee.
+    await service.batch([{ inserts: [role("p2")] }]);
+    const proxy = createHttpServer(async (request, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks).toString();
+      if (request.url === "/api/batch" && body.includes('"inserts"') && body.includes('"p5"')) {
+        response.writeHead(400, { "content-type": "application/json" });
+        response.end(JSON.stringify({ message: "the store is read-only for a moment" }));
+        return;
+      }
+      const forwarded = await fetch(`${server.url}${request.url}`, {
+        method: request.method ?? "GET",
+        headers: request.headers as Record<string, string>,
+        ...(chunks.length > 0 && { body: Buffer.concat(chunks) }),
+      });
+      response.writeHead(forwarded.status, { "content-type": "application/json" });
+      response.end(await forwarded.text());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    try {
+      const records = ["p1", "p2", "p3", "p4", "p5", "p6", "p7"].map((id) => role(id));
+      await writeFile(join(dir, "undone.jsonl"), records.map((r) => JSON.stringify(r)).join("\n"));
+      const ran = await cli(["facts", "import", join(dir, "undone.jsonl"), "--batch-size", "2"], {
+        env: { POLAR_SQL_URL: url },
+      });
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toMatch(
+        /\nerror: .*undone\.jsonl line 5: the store is read-only for a moment; nothing was imported \(the 3 facts stored before it were deleted again\)\n$/,
+      );
+      // p2 was stored before the import: it stays; nothing else of the file does.
+      expect(await storedUsers("p")).toEqual(["p2"]);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
+  it("a line longer than 1 MiB, or /dev/zero, is refused cleanly", async () => {
+    await writeFile(
+      join(dir, "long.jsonl"),
+      `${JSON.stringify(role("q1"))}\n${"x".repeat(1 << 21)}\n`,
+    );
+    const long = await cli(["facts", "import", join(dir, "long.jsonl")]);
+    expect(long.code).toBe(1);
+    expect(long.stderr).toBe(
+      `error: ${join(dir, "long.jsonl")} line 2: line 2 is longer than 1048576 characters\nnothing was imported\n`,
+    );
+    expect(await storedUsers("q")).toEqual([]);
+    const zero = await cli(["facts", "import", "/dev/zero"]);
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toBe(
+      "error: /dev/zero line 1: line 1 is longer than 1048576 characters\nnothing was imported\n",
+    );
   });
 
   it("a missing file is a usage error", async () => {

@@ -67,14 +67,43 @@ describe("values", () => {
   });
 
   it.each([
-    ["bob", "`bob` is not `Type:id`"],
+    ["", "an empty argument is not a value"],
     ["User:", "`User:` has no id after the colon"],
-    [":bob", "`:bob` is not `Type:id`"],
     ['User:"bob', '`User:"bob`: a quoted id must be one JSON string literal'],
     ['User:"a" "b"', '`User:"a" "b"`: a quoted id must be one JSON string literal'],
     ['User:""', '`User:""` has an empty id'],
+    ['""', '`""` has an empty string'],
+    ['"a', '`"a`: a quoted string must be one JSON string literal'],
+    ["_:bob", "`_:bob`: an id needs a type"],
+    ["_", '`_` is a wildcard; write `"_"` or `String:"_"` for the string _'],
   ])("refuses %j", (text, message) => {
     expect(parseValue(text)).toEqual({ ok: false, message });
+  });
+
+  it("reads what is not `Type:id` as a String, as Oso's CLI does", () => {
+    const string = (id: string) => ({ ok: true, value: { type: "String", id } });
+    expect(parseValue("owner")).toEqual(string("owner"));
+    expect(parseValue("42")).toEqual(string("42"));
+    expect(parseValue(":bob")).toEqual(string(":bob"));
+    expect(parseValue("read only")).toEqual(string("read only"));
+    expect(parseValue('"a:b"')).toEqual(string("a:b"));
+    expect(parseValue('"_"')).toEqual(string("_"));
+    expect(parseValue("String:owner")).toEqual(string("owner"));
+    expect(parsePattern("owner")).toEqual(string("owner"));
+    expect(parsePattern("_:_")).toEqual({ ok: true, value: { type: null, id: null } });
+  });
+
+  it("a bare word is the String it spells, for every word that is not `Type:id` or `_`", () => {
+    fc.assert(
+      fc.property(hostileId, (word) => {
+        fc.pre(word !== "_" && !word.startsWith('"') && !/^[^\s:"]+(?:::[^\s:"]+)*:/.test(word));
+        expect(parseValue(word)).toEqual({ ok: true, value: { type: "String", id: word } });
+        // What `facts get` prints for it reads back as the same value.
+        const printed = formatValue({ type: "String", id: word });
+        expect(parseValue(printed)).toEqual({ ok: true, value: { type: "String", id: word } });
+      }),
+      { numRuns: propertyRuns(300) },
+    );
   });
 
   it("formats a fact on one line", () => {

@@ -5,6 +5,11 @@
  * (test/consumer/wrong.ts), and the composed queries run on PostgreSQL. A build, an install
  * and two compilations take a minute or two, so it runs with the long runs (POLAR_SQL_LONG=1,
  * as CI does) and is listed as skipped otherwise.
+ *
+ * And a clean install of this repository: every dependency with an install script is approved
+ * in package.json's `allowScripts`, pinned to the locked version as `npm install-scripts
+ * approve` writes it, so that `npm install` runs them (the native SQLite module, esbuild's
+ * binary) and leaves no "not yet covered by allowScripts" warning to act on.
  */
 import { execFile } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -33,6 +38,84 @@ const versionOf = (name: string): string => {
   const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
   return manifest.dependencies?.[name] ?? manifest.devDependencies[name];
 };
+
+interface Lockfile {
+  readonly packages: Readonly<
+    Record<
+      string,
+      {
+        version?: string;
+        resolved?: string;
+        hasInstallScript?: boolean;
+        name?: string;
+        link?: boolean;
+      }
+    >
+  >;
+}
+
+describe("a clean install of this repository", () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+    allowScripts?: Record<string, boolean>;
+  };
+  const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as Lockfile;
+
+  it("approves exactly the locked packages that have install scripts, pinned", () => {
+    const withScripts = Object.entries(lock.packages)
+      .filter(([path, entry]) => path !== "" && entry.hasInstallScript)
+      .map(
+        ([path, entry]) =>
+          `${entry.name ?? path.slice(path.lastIndexOf("node_modules/") + 13)}@${entry.version}`,
+      );
+    expect(withScripts.length).toBeGreaterThan(0);
+    expect(Object.keys(manifest.allowScripts ?? {}).sort()).toEqual(
+      [...new Set(withScripts)].sort(),
+    );
+    expect(Object.values(manifest.allowScripts ?? {}).every((allowed) => allowed === true)).toBe(
+      true,
+    );
+  });
+
+  it("locks where each package came from, which a pinned approval needs", () => {
+    // Without `resolved`, npm cannot tell the locked version and a pinned approval never matches.
+    const unresolved = Object.entries(lock.packages).filter(
+      ([path, entry]) =>
+        path !== "" && entry.version !== undefined && !entry.link && !entry.resolved,
+    );
+    expect(unresolved.map(([path]) => path)).toEqual([]);
+    expect(readFileSync(join(ROOT, ".npmrc"), "utf8")).toMatch(
+      /^omit-lockfile-registry-resolved=false$/m,
+    );
+  });
+
+  it.skipIf(!LONG)(
+    "leaves no install script unreviewed after `npm ci`",
+    async () => {
+      const fresh = mkdtempSync(join(tmpdir(), "polar-sql-install-"));
+      try {
+        for (const file of ["package.json", "package-lock.json", ".npmrc"]) {
+          copyFileSync(join(ROOT, file), join(fresh, file));
+        }
+        // Scripts are skipped here only to keep the test short; `ls` reads what would run.
+        await run(
+          "npm",
+          ["ci", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund"],
+          {
+            cwd: fresh,
+          },
+        );
+        const listed = await attempt("npm", ["install-scripts", "ls"], fresh);
+        expect(listed.stdout + listed.stderr).toMatch(
+          /No packages with unreviewed install scripts/,
+        );
+        expect(listed.code).toBe(0);
+      } finally {
+        rmSync(fresh, { recursive: true, force: true });
+      }
+    },
+    600_000,
+  );
+});
 
 describe.skipIf(!LONG)("a consumer project", () => {
   let dir: string;

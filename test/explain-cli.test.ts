@@ -141,10 +141,14 @@ describe("polar-sql explain", () => {
     ],
     [
       "a bad Type:id",
-      [...question("read").slice(0, -1), "r1"],
-      "`--resource` must be `Type:id`, got `r1`",
+      [...question("read").slice(0, -1), "Repo:"],
+      "`--resource`: `Repo:` has no id after the colon",
     ],
-    ["an unknown option", [...question("read"), "--frob"], "unknown option '--frob'"],
+    [
+      "an unknown option",
+      [...question("read"), "--frob"],
+      "unknown option `--frob`; run `polar-sql explain --help`",
+    ],
     [
       "no policy",
       ["explain", "--actor", "User:a", "--action", "x", "--resource", "Repo:1"],

@@ -352,7 +352,7 @@ describe("the facts command", () => {
         ["sync", "--config", "/nonexistent/x.yaml", "--database-url", "postgres://h"],
         /cannot read .*no such file/,
       ],
-      [["push"], /unknown command `facts push`/],
+      [["push"], /unknown subcommand `facts push`/],
       [["sync", "--bogus"], /unknown option/i],
     ];
     for (const [args, message] of cases) {

@@ -201,9 +201,9 @@ describe("polar-sql sql errors", () => {
         "--resource",
         "T:1",
         "--actor",
-        "User17",
+        "User:",
       ],
-      "`--actor` must be `Type:id`, got `User17`",
+      "`--actor`: `User:` has no id after the colon",
     ],
     [
       [
@@ -226,7 +226,7 @@ describe("polar-sql sql errors", () => {
       "`evaluate` takes its question from `--body <file>`",
     ],
     [["authorize", "--policy", POLICY, "--frobnicate"], "unknown option `--frobnicate`"],
-    [["list", "--colunm", "id"], "unknown option `--colunm`; did you mean `--column`?"],
+    [["list", "--colunm", "id"], "unknown option `--colunm` (did you mean `--column`?)"],
     [["lsit"], "unknown question `lsit`; did you mean `list`?"],
     [
       [
@@ -466,7 +466,7 @@ describe("polar-sql serve", () => {
     ],
     [["--policy", POLICY, "--log-level", "loud"], "`--log-level` must be one of"],
     [["--policy", POLICY, "--what"], "unknown option `--what`"],
-    [["--policy", POLICY, "--prot", "1"], "unknown option `--prot`; did you mean `--port`?"],
+    [["--policy", POLICY, "--prot", "1"], "unknown option `--prot` (did you mean `--port`?)"],
     [["--policy", "missing.polar"], "cannot read `missing.polar`: no such file"],
     [
       ["--policy", POLICY, "--api-key-file", "missing-keys.txt"],

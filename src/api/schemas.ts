@@ -8,6 +8,15 @@ import { z } from "zod";
 
 const name = z.string().min(1);
 
+/** A string that must not be empty; the message names the field. */
+export const nonEmpty = (what: string) => z.string().min(1, `${what} must not be empty`);
+
+/**
+ * The id of a value in a question. Ids are never empty, on every surface: stored and context
+ * facts cannot hold one, and a question about one is refused (docs/http-api.md, "Ids").
+ */
+const questionId = z.string().min(1, "must not be empty");
+
 /** `{"type": "User", "id": "ada"}`: a concrete value (context facts, actors, resources). */
 export const typedIdSchema = z.object({ type: name, id: z.string() });
 
@@ -23,24 +32,24 @@ const contextFacts = z
 
 export const authorizeBodySchema = z.object({
   actor_type: name,
-  actor_id: z.string(),
+  actor_id: questionId,
   action: z.string(),
   resource_type: name,
-  resource_id: z.string(),
+  resource_id: questionId,
   context_facts: contextFacts,
 });
 
 export const actionsBodySchema = z.object({
   actor_type: name,
-  actor_id: z.string(),
+  actor_id: questionId,
   resource_type: name,
-  resource_id: z.string(),
+  resource_id: questionId,
   context_facts: contextFacts,
 });
 
 export const listBodySchema = z.object({
   actor_type: name,
-  actor_id: z.string(),
+  actor_id: questionId,
   action: z.string(),
   resource_type: name,
   context_facts: contextFacts,
@@ -55,16 +64,18 @@ export const querySchema = z.object({
     .array(z.tuple([name, z.array(name)]))
     .nullish()
     .transform((calls) => calls ?? []),
-  constraints: z.record(name, z.object({ type: name, ids: z.array(z.string()).nullable() })),
+  constraints: z.record(name, z.object({ type: name, ids: z.array(questionId).nullable() })),
   context_facts: contextFacts,
 });
 
 const dataBindings = z.string();
 /**
- * The engine the SQL is for (`postgres` when absent); checked against the known dialects by
- * the local functions, whose message names the allowed values (docs/dialects.md).
+ * The engine the SQL is for (`postgres` when absent): one of the dialects (docs/dialects.md),
+ * checked by the local functions, whose message names the allowed ones; the OpenAPI document
+ * lists them as an enum (src/http/openapi.ts).
  */
-const dialect = z.string().optional();
+export const dialectSchema = z.string();
+const dialect = dialectSchema.optional();
 
 export const authorizeQueryRequestSchema = z.object({
   query: authorizeBodySchema,
@@ -156,9 +167,6 @@ export const explainResponseSchema = z.strictObject({
 export type ExplainResponse = z.infer<typeof explainResponseSchema>;
 // ---------------------------------------------------------------- stored facts
 
-/** A string that must not be empty; the message names the field. */
-export const nonEmpty = (what: string) => z.string().min(1, `${what} must not be empty`);
-
 /** `{type, id}` with both set and non-empty: resources, inserted fact arguments. */
 export const storedValueSchema = z.object({
   type: nonEmpty("`type`"),
@@ -177,6 +185,7 @@ export const valuePatternSchema = z.object({
     .transform((t) => t ?? null),
   id: z
     .string()
+    .min(1, "`id` must not be empty; null matches any id")
     .nullish()
     .transform((id) => id ?? null),
 });

@@ -16,6 +16,7 @@ import { dialectNamed } from "../print/registry.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import { formatDiagnostic } from "../source/format.js";
 import { positionOf, type SourceFile } from "../source/source.js";
+import type { CommandSpec } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./io.js";
 import { loadPolicyFiles, readFacts } from "./sql-command.js";
 
@@ -83,6 +84,17 @@ const OPTIONS = {
   strict: { type: "boolean" },
 } as const;
 
+/** What the argument parser knows of `bindings` (src/cli/args.ts). */
+export const BINDINGS_SPEC = {
+  name: "bindings",
+  usage: "polar-sql bindings <check|init> [options]",
+  options: OPTIONS,
+  subcommands: {
+    check: { name: "bindings check", usage: "polar-sql bindings check [options]", options: {} },
+    init: { name: "bindings init", usage: "polar-sql bindings init [options]", options: {} },
+  },
+} as const satisfies CommandSpec;
+
 type Values = ReturnType<typeof parseOptions>["values"];
 
 function parseOptions(args: readonly string[]) {
@@ -120,7 +132,9 @@ export async function runBindingsCommand(args: readonly string[], io: CliIo): Pr
     const exitCode = (error as { exitCode?: unknown }).exitCode;
     if (typeof exitCode !== "number") throw error;
     const help =
-      error instanceof CommandError && exitCode === EXIT_USAGE ? `\n${BINDINGS_HELP}` : "";
+      error instanceof CommandError && exitCode === EXIT_USAGE
+        ? "run `polar-sql bindings --help`\n"
+        : "";
     io.stderr(`error: ${(error as Error).message}\n${help}`);
     return exitCode;
   }

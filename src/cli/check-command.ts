@@ -1,18 +1,24 @@
 import { checkPolicy } from "../check/check.js";
+import type { Diagnostic } from "../source/diagnostic.js";
 import { formatDiagnostic } from "../source/format.js";
+import { positionOf, type SourceFile } from "../source/source.js";
 import { type CommandSpec, parseCommandArgs, reportUsage, UsageError, wantsHelp } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readSources } from "./io.js";
 
-export const CHECK_SPEC: CommandSpec = {
+export const CHECK_SPEC: CommandSpec<{ json: { type: "boolean" } }> = {
   name: "check",
-  usage: "polar-sql check <files...>",
-  options: {},
+  usage: "polar-sql check [--json] <files...>",
+  options: { json: { type: "boolean" } },
 };
 
-export const CHECK_HELP = `usage: polar-sql check <files...>
+export const CHECK_HELP = `usage: polar-sql check [--json] <files...>
 
 Parses and checks a policy made of one or more .polar files and prints every
 diagnostic (errors and warnings) with a code frame on stderr.
+
+options:
+  --json   print {"ok", "diagnostics": [{code, severity, message, file, line,
+           column, help}]} on stdout instead
 
 exit codes:
   0  the policy is valid (it may have warnings)
@@ -27,11 +33,14 @@ export async function runCheckCommand(args: readonly string[], io: CliIo): Promi
     return EXIT_OK;
   }
   let paths: string[];
+  let json: boolean;
   try {
-    paths = parseCommandArgs(CHECK_SPEC, args).positionals;
+    const parsed = parseCommandArgs(CHECK_SPEC, args);
+    paths = parsed.positionals;
+    json = parsed.values.json === true;
     if (paths.length === 0) throw new UsageError("no policy files given");
   } catch (error) {
-    if (error instanceof UsageError) return reportUsage(io, CHECK_SPEC, error.message);
+    if (error instanceof UsageError) return reportUsage(io, CHECK_SPEC, error);
     throw error;
   }
   const read = await readSources(paths);
@@ -40,6 +49,11 @@ export async function runCheckCommand(args: readonly string[], io: CliIo): Promi
     return EXIT_USAGE;
   }
   const result = checkPolicy(read.sources);
+  if (json) {
+    const diagnostics = result.diagnostics.map((d) => diagnosticJson(d, read.sources));
+    io.stdout(`${JSON.stringify({ ok: result.ok, diagnostics }, null, 2)}\n`);
+    return result.ok ? EXIT_OK : EXIT_FAILED;
+  }
   for (const diagnostic of result.diagnostics) {
     io.stderr(`${formatDiagnostic(diagnostic, read.sources, { color: io.isTTY })}\n\n`);
   }
@@ -52,6 +66,15 @@ export async function runCheckCommand(args: readonly string[], io: CliIo): Promi
   const files = plural(read.sources.length, "file");
   io.stdout(`ok: ${files} checked${warnings ? `, ${plural(warnings, "warning")}` : ""}\n`);
   return EXIT_OK;
+}
+
+/** A diagnostic as JSON, with the file, line and column (1-based) where it starts. */
+function diagnosticJson(diagnostic: Diagnostic, sources: readonly SourceFile[]) {
+  const { span, ...fields } = diagnostic;
+  const source = span && sources.find((s) => s.name === span.file);
+  if (!span || !source) return fields;
+  const { line, column } = positionOf(source, span.start);
+  return { ...fields, file: span.file, line, column };
 }
 
 function plural(count: number, word: string): string {

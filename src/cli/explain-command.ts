@@ -5,10 +5,12 @@
 import { parseArgs } from "node:util";
 import { checkFact } from "../check/facts.js";
 import type { Program } from "../check/program.js";
+import { parseValue } from "../client/values.js";
 import type { GroundFact, Value } from "../core/value.js";
 import { EvaluationError } from "../evaluate/errors.js";
 import { explain } from "../evaluate/explain.js";
 import { formatExplanation } from "../evaluate/explain-format.js";
+import type { CommandSpec } from "./args.js";
 import { type CliIo, EXIT_OK, EXIT_USAGE, useColor } from "./io.js";
 import { CommandError, loadPolicyFiles, readFacts } from "./sql-command.js";
 
@@ -48,6 +50,14 @@ const OPTIONS = {
   json: { type: "boolean" },
 } as const;
 
+/** What the argument parser knows of `explain` (src/cli/args.ts). */
+export const EXPLAIN_SPEC = {
+  name: "explain",
+  usage:
+    "polar-sql explain --policy <files...> --actor <Type:id> --action <action> --resource <Type:id> [options]",
+  options: OPTIONS,
+} as const satisfies CommandSpec;
+
 const usage = (message: string) => new CommandError(message, EXIT_USAGE);
 
 /**
@@ -82,9 +92,8 @@ export async function runExplainCommand(args: readonly string[], io: CliIo): Pro
     return EXIT_OK;
   } catch (error) {
     if (error instanceof CommandError) {
-      io.stderr(
-        `error: ${error.message}\n${error.exitCode === EXIT_USAGE ? `\n${EXPLAIN_HELP}` : ""}`,
-      );
+      const help = error.exitCode === EXIT_USAGE ? "run `polar-sql explain --help`\n" : "";
+      io.stderr(`error: ${error.message}\n${help}`);
       return error.exitCode;
     }
     // A question the evaluator refuses (an `Integer` id that is not an integer, …).
@@ -110,13 +119,11 @@ function required(flag: string, value: string | undefined): string {
   return value;
 }
 
+/** A value as every command reads it (src/client/values.ts, docs/cli.md "Values"). */
 function typedId(flag: string, text: string | undefined): Value {
-  const given = required(flag, text);
-  const colon = given.indexOf(":");
-  if (colon <= 0 || colon === given.length - 1) {
-    throw usage(`\`--${flag}\` must be \`Type:id\`, got \`${given}\``);
-  }
-  return { type: given.slice(0, colon), id: given.slice(colon + 1) };
+  const parsed = parseValue(required(flag, text));
+  if (!parsed.ok) throw usage(`\`--${flag}\`: ${parsed.message}`);
+  return parsed.value;
 }
 
 /** A facts file the policy accepts; any problem is the caller's to fix (exit 2). */

@@ -2,23 +2,38 @@
  * `polar-sql facts get | insert | delete | export | import`: the facts of a running server.
  */
 import { formatFact, type PatternValue, parsePattern } from "../client/values.js";
-import { didYouMean } from "../source/suggest.js";
-import { countOption, reportUsage, UsageError } from "./args.js";
-import { runImport } from "./facts-import.js";
-import { runFactsSync } from "./facts-sync-command.js";
+import {
+  type CommandSpec,
+  countOption,
+  reportUsage,
+  splitSubcommand,
+  UsageError,
+  unknownName,
+  wantsHelp,
+} from "./args.js";
+import { IMPORT_SPEC, runImport } from "./facts-import.js";
+import { FACTS_SYNC_SPEC, runFactsSync } from "./facts-sync-command.js";
 import { type CliIo, EXIT_OK, EXIT_USAGE } from "./io.js";
 import { typedArg } from "./query-commands.js";
-import { CLIENT_EXIT_CODES, CONNECTION_HELP, type RemoteSpec, runRemote } from "./remote.js";
+import {
+  CLIENT_EXIT_CODES,
+  CONNECTION_HELP,
+  CONNECTION_OPTIONS,
+  type RemoteSpec,
+  runRemote,
+} from "./remote.js";
 
-const VALUES_HELP = `values:
-  Type:id        a value: User:bob, String:member, Integer:42
+const VALUES_HELP = `values (as Oso's CLI writes them):
+  Type:id        an instance: User:bob, Integer:42
+  word           any other word is a String: owner (the same as String:owner)
+  "…"            a String as one JSON string: "a:b", "_"
   Type:"…"       a quoted id, one JSON string: Doc:"a, b", Doc:"tab\\there", Doc:"_"
                  (needed when the id starts with \`"\` or \`:\`, or is \`_\`; any other id
                  may also be written as is, spaces and all, as one argument)
   Type:_         any id of the type (get and delete only)
   _              any value (get and delete only)
-Output uses the same form, quoting every id that is not plainly safe, so each
-printed value can be passed back as one argument.`;
+Ids are never empty. Output writes every value as Type:id, quoting every id that
+is not plainly safe, so each printed value can be passed back as one argument.`;
 
 const FACTS_HELP = `usage: polar-sql facts <get|insert|delete|export|import|sync> ...
 
@@ -37,7 +52,7 @@ Run \`polar-sql facts <command> --help\` for a command's options.
 ${CLIENT_EXIT_CODES}
 `;
 
-const JSON_OPTION = { json: { type: "boolean" } } as const;
+const JSON_OPTION = { json: { type: "boolean" }, ...CONNECTION_OPTIONS } as const;
 
 const GET_SPEC: RemoteSpec<typeof JSON_OPTION> = {
   name: "facts get",
@@ -53,7 +68,8 @@ values, only facts with exactly that many arguments match; without, facts of
 every arity.
 
   polar-sql facts get has_role User:bob _ _
-  polar-sql facts get has_relation Repository:_ String:organization Organization:acme
+  polar-sql facts get has_role User:_ owner _
+  polar-sql facts get has_relation Repository:_ organization Organization:acme
 
 ${VALUES_HELP}
 
@@ -63,17 +79,17 @@ ${CLIENT_EXIT_CODES}
 `,
 };
 
-const INSERT_SPEC: RemoteSpec<Record<string, never>> = {
+const INSERT_SPEC: RemoteSpec<typeof CONNECTION_OPTIONS> = {
   name: "facts insert",
   usage: "polar-sql facts insert <predicate> <values...>",
   positionals: ["<predicate>"],
   variadic: true,
-  options: {},
+  options: CONNECTION_OPTIONS,
   help: `usage: polar-sql facts insert <predicate> <values...>
 
 Inserts one fact. Inserting a fact that is already stored changes nothing.
 
-  polar-sql facts insert has_role User:bob String:member Organization:acme
+  polar-sql facts insert has_role User:bob member Organization:acme
 
 ${VALUES_HELP}
 
@@ -83,12 +99,12 @@ ${CLIENT_EXIT_CODES}
 `,
 };
 
-const DELETE_SPEC: RemoteSpec<Record<string, never>> = {
+const DELETE_SPEC: RemoteSpec<typeof CONNECTION_OPTIONS> = {
   name: "facts delete",
   usage: "polar-sql facts delete <predicate> <values...>",
   positionals: ["<predicate>"],
   variadic: true,
-  options: {},
+  options: CONNECTION_OPTIONS,
   help: `usage: polar-sql facts delete <predicate> <values...>
 
 Deletes every stored fact of the predicate with exactly that many arguments
@@ -105,7 +121,7 @@ ${CLIENT_EXIT_CODES}
 `,
 };
 
-const PAGE_OPTION = { "page-size": { type: "string" } } as const;
+const PAGE_OPTION = { "page-size": { type: "string" }, ...CONNECTION_OPTIONS } as const;
 
 const EXPORT_SPEC: RemoteSpec<typeof PAGE_OPTION> = {
   name: "facts export",
@@ -130,9 +146,24 @@ ${CLIENT_EXIT_CODES}
 `,
 };
 
+/** What the argument parser knows of `facts` (src/cli/args.ts). */
+export const FACTS_SPEC = {
+  name: "facts",
+  usage: "polar-sql facts <get|insert|delete|export|import|sync> ...",
+  options: {},
+  subcommands: {
+    get: GET_SPEC,
+    insert: INSERT_SPEC,
+    delete: DELETE_SPEC,
+    export: EXPORT_SPEC,
+    import: IMPORT_SPEC,
+    sync: FACTS_SYNC_SPEC,
+  },
+} as const satisfies CommandSpec;
+
 type Subcommand = (args: readonly string[], io: CliIo) => Promise<number>;
 
-const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
+const SUBCOMMANDS: Readonly<Record<keyof typeof FACTS_SPEC.subcommands, Subcommand>> = {
   get: runGet,
   insert: (args, io) => runWrite(INSERT_SPEC, "inserts", args, io),
   delete: (args, io) => runWrite(DELETE_SPEC, "deletes", args, io),
@@ -143,21 +174,16 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
 
 /** `polar-sql facts <command> ...`: returns the exit code. */
 export async function runFactsCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const [name, ...rest] = args;
-  if (name === undefined || name === "--help" || name === "-h") {
+  const { name, rest } = splitSubcommand(FACTS_SPEC, args);
+  if (name === undefined) {
     io.stdout(FACTS_HELP);
-    return name === undefined ? EXIT_USAGE : EXIT_OK;
+    return wantsHelp(args) ? EXIT_OK : EXIT_USAGE;
   }
-  const subcommand = SUBCOMMANDS[name];
-  if (!subcommand) {
-    const hint = didYouMean(name, Object.keys(SUBCOMMANDS));
-    const spec = {
-      name: "facts",
-      usage: "polar-sql facts <get|insert|delete|export|import|sync> ...",
-    };
-    return reportUsage(io, spec, `unknown command \`facts ${name}\`${hint ? `; ${hint}` : ""}`);
+  if (!Object.hasOwn(SUBCOMMANDS, name)) {
+    const known = Object.keys(SUBCOMMANDS).map((sub) => `facts ${sub}`);
+    return reportUsage(io, FACTS_SPEC, unknownName("subcommand", `facts ${name}`, known));
   }
-  return subcommand(rest, io);
+  return SUBCOMMANDS[name as keyof typeof SUBCOMMANDS](rest, io);
 }
 
 function runGet(args: readonly string[], io: CliIo): Promise<number> {
@@ -175,7 +201,7 @@ function runGet(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 function runWrite(
-  spec: RemoteSpec<Record<string, never>>,
+  spec: RemoteSpec<typeof CONNECTION_OPTIONS>,
   kind: "inserts" | "deletes",
   args: readonly string[],
   io: CliIo,

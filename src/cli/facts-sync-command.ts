@@ -3,7 +3,6 @@
  * sync file in the format of Oso's (src/sync/config.ts).
  */
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import { formatSignature, parseSignature } from "../bindings/signature.js";
 import { parseSyncConfig, SyncConfigError } from "../sync/config.js";
 import { openSources, type SourceConnections, SyncSourceError } from "../sync/source.js";
@@ -15,6 +14,14 @@ import {
   selectSignatures,
 } from "../sync/sync.js";
 import { type FactTarget, httpTarget, SyncTargetError, storeTarget } from "../sync/target.js";
+import {
+  type CommandSpec,
+  type ParsedArgs,
+  parseCommandArgs,
+  reportUsage,
+  UsageError,
+  wantsHelp,
+} from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./io.js";
 
 export const FACTS_SYNC_HELP = `usage: polar-sql facts sync --config <sync.yaml> (--url <url> | --database-url <url>) [options]
@@ -40,14 +47,19 @@ exit codes:
   2  wrong arguments or an unreadable sync file
 `;
 
-const OPTIONS = {
-  config: { type: "string" },
-  url: { type: "string" },
-  "api-key": { type: "string" },
-  "database-url": { type: "string" },
-  "dry-run": { type: "boolean", default: false },
-  only: { type: "string", multiple: true },
-} as const;
+/** What the argument parser knows of `facts sync` (src/cli/args.ts). */
+export const FACTS_SYNC_SPEC = {
+  name: "facts sync",
+  usage: "polar-sql facts sync --config <sync.yaml> (--url <url> | --database-url <url>) [options]",
+  options: {
+    config: { type: "string" },
+    url: { type: "string" },
+    "api-key": { type: "string" },
+    "database-url": { type: "string" },
+    "dry-run": { type: "boolean" },
+    only: { type: "string", multiple: true },
+  },
+} as const satisfies CommandSpec;
 
 export interface FactsOptions {
   /** The environment for `$NAME` and the key variables; defaults to `process.env`. */
@@ -64,22 +76,22 @@ export async function runFactsSync(
   io: CliIo,
   options: FactsOptions = {},
 ): Promise<number> {
-  if (rest.includes("--help") || rest.includes("-h")) {
+  if (wantsHelp(rest)) {
     io.stdout(FACTS_SYNC_HELP);
     return EXIT_OK;
   }
   const env = options.env ?? process.env;
-  const usage = (message: string) => {
-    io.stderr(`error: ${message}\n\n${FACTS_SYNC_HELP}`);
-    return EXIT_USAGE;
-  };
-  let values: ReturnType<typeof parse>["values"];
-  const parse = (list: string[]) => parseArgs({ args: list, options: OPTIONS, strict: true });
+  const usage = (message: string | UsageError) => reportUsage(io, FACTS_SYNC_SPEC, message);
+  let values: ParsedArgs<typeof FACTS_SYNC_SPEC.options>["values"];
   try {
-    ({ values } = parse([...rest]));
+    const parsed = parseCommandArgs(FACTS_SYNC_SPEC, rest);
+    values = parsed.values;
+    if (parsed.positionals.length > 0) {
+      return usage(`unexpected argument \`${parsed.positionals[0]}\``);
+    }
   } catch (error) {
-    const message = (error as Error).message;
-    return usage(message.charAt(0).toLowerCase() + message.slice(1));
+    if (error instanceof UsageError) return usage(error);
+    throw error;
   }
   if (!values.config) return usage("no sync file given (`--config <sync.yaml>`)");
   const url = values.url ?? env.POLAR_SQL_URL ?? env.OSO_URL;

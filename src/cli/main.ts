@@ -1,5 +1,11 @@
 import { packageVersion } from "../core/version.js";
-import { didYouMean } from "../source/suggest.js";
+import {
+  type CommandSpec,
+  checkCommandArgs,
+  reportUsage,
+  UsageError,
+  unknownName,
+} from "./args.js";
 import { type CliIo, EXIT_OK, EXIT_USAGE, processIo } from "./io.js";
 
 const HELP = `usage: polar-sql <command> [options]
@@ -36,32 +42,75 @@ exit codes:
   2  wrong arguments
 `;
 
-type Command = (args: readonly string[], io: CliIo) => Promise<number>;
+type Run = (args: readonly string[], io: CliIo) => Promise<number>;
+
+/** A command: what the argument parser knows of it, and what runs it. */
+interface Command {
+  readonly spec: CommandSpec;
+  readonly run: Run;
+}
 
 // Each command loads its own modules: a client command never loads the store or the planner.
 const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
-  check: async () => (await import("./check-command.js")).runCheckCommand,
-  test: async () => (await import("./test-command.js")).runTestCommand,
+  check: async () => {
+    const { CHECK_SPEC, runCheckCommand } = await import("./check-command.js");
+    return { spec: CHECK_SPEC, run: runCheckCommand };
+  },
+  test: async () => {
+    const { TEST_SPEC, runTestCommand } = await import("./test-command.js");
+    return { spec: TEST_SPEC, run: runTestCommand };
+  },
   serve: async () => {
-    const { runServeCommand } = await import("./serve-command.js");
-    return (args, io) => runServeCommand(args, io);
+    const { SERVE_SPEC, runServeCommand } = await import("./serve-command.js");
+    return { spec: SERVE_SPEC, run: (args, io) => runServeCommand(args, io) };
   },
   playground: async () => {
-    const { runPlaygroundCommand } = await import("./playground-command.js");
-    return (args, io) => runPlaygroundCommand(args, io);
+    const { PLAYGROUND_SPEC, runPlaygroundCommand } = await import("./playground-command.js");
+    return { spec: PLAYGROUND_SPEC, run: (args, io) => runPlaygroundCommand(args, io) };
   },
-  sql: async () => (await import("./sql-command.js")).runSqlCommand,
-  explain: async () => (await import("./explain-command.js")).runExplainCommand,
-  bindings: async () => (await import("./bindings-command.js")).runBindingsCommand,
-  authorize: async () => (await import("./query-commands.js")).runAuthorizeCommand,
-  list: async () => (await import("./query-commands.js")).runListCommand,
-  actions: async () => (await import("./query-commands.js")).runActionsCommand,
-  facts: async () => (await import("./facts-command.js")).runFactsCommand,
-  policy: async () => (await import("./policy-command.js")).runPolicyCommand,
+  sql: async () => {
+    const { SQL_SPEC, runSqlCommand } = await import("./sql-command.js");
+    return { spec: SQL_SPEC, run: runSqlCommand };
+  },
+  explain: async () => {
+    const { EXPLAIN_SPEC, runExplainCommand } = await import("./explain-command.js");
+    return { spec: EXPLAIN_SPEC, run: runExplainCommand };
+  },
+  bindings: async () => {
+    const { BINDINGS_SPEC, runBindingsCommand } = await import("./bindings-command.js");
+    return { spec: BINDINGS_SPEC, run: runBindingsCommand };
+  },
+  authorize: async () => {
+    const { AUTHORIZE_SPEC, runAuthorizeCommand } = await import("./query-commands.js");
+    return { spec: AUTHORIZE_SPEC, run: runAuthorizeCommand };
+  },
+  list: async () => {
+    const { LIST_SPEC, runListCommand } = await import("./query-commands.js");
+    return { spec: LIST_SPEC, run: runListCommand };
+  },
+  actions: async () => {
+    const { ACTIONS_SPEC, runActionsCommand } = await import("./query-commands.js");
+    return { spec: ACTIONS_SPEC, run: runActionsCommand };
+  },
+  facts: async () => {
+    const { FACTS_SPEC, runFactsCommand } = await import("./facts-command.js");
+    return { spec: FACTS_SPEC, run: runFactsCommand };
+  },
+  policy: async () => {
+    const { POLICY_SPEC, runPolicyCommand } = await import("./policy-command.js");
+    return { spec: POLICY_SPEC, run: runPolicyCommand };
+  },
 };
 
 /** The commands `polar-sql` knows, for documentation and tests. */
 export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
+
+/** The declaration of a command, subcommands and options included (tests enumerate them). */
+export async function commandSpec(name: string): Promise<CommandSpec> {
+  const load = COMMANDS[name];
+  if (!load) throw new Error(`no command \`${name}\``);
+  return (await load()).spec;
+}
 
 /** Entry point of the `polar-sql` binary; returns the process exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
@@ -76,15 +125,20 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!load) {
-    const what = name.startsWith("-") ? "option" : "command";
-    const known = name.startsWith("-") ? ["--version", "--help"] : COMMAND_NAMES;
-    const hint = didYouMean(name, known);
-    io.stderr(
-      `error: unknown ${what} \`${name}\`${hint ? `; ${hint}` : ""}\n` +
-        "run `polar-sql --help` for the list of commands\n",
-    );
+    const error = name.startsWith("-")
+      ? unknownName("option", name, ["--version", "--help"])
+      : unknownName("command", name, COMMAND_NAMES);
+    io.stderr(`error: ${error.message}; run \`polar-sql --help\`\n`);
     return EXIT_USAGE;
   }
   const command = await load();
-  return command(rest, io);
+  // Every command's arguments meet its declarations before it runs, so that all of them
+  // report unknown names alike.
+  try {
+    checkCommandArgs(command.spec, rest);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return reportUsage(io, error.command ?? command.spec, error);
+  }
+  return command.run(rest, io);
 }

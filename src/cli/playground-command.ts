@@ -86,7 +86,7 @@ export async function runPlaygroundCommand(
     dir = resolve(values.dir ?? DEFAULT_SITE_DIR);
     build = values.build === true;
   } catch (error) {
-    if (error instanceof UsageError) return reportUsage(io, PLAYGROUND_SPEC, error.message);
+    if (error instanceof UsageError) return reportUsage(io, PLAYGROUND_SPEC, error);
     throw error;
   }
 

@@ -4,10 +4,22 @@
 import { basename } from "node:path";
 import { checkPolicy } from "../check/check.js";
 import { formatDiagnostic } from "../source/format.js";
-import { didYouMean } from "../source/suggest.js";
-import { reportUsage, UsageError } from "./args.js";
+import {
+  type CommandSpec,
+  reportUsage,
+  splitSubcommand,
+  UsageError,
+  unknownName,
+  wantsHelp,
+} from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readSources } from "./io.js";
-import { CLIENT_EXIT_CODES, CONNECTION_HELP, type RemoteSpec, runRemote } from "./remote.js";
+import {
+  CLIENT_EXIT_CODES,
+  CONNECTION_HELP,
+  CONNECTION_OPTIONS,
+  type RemoteSpec,
+  runRemote,
+} from "./remote.js";
 
 const POLICY_HELP = `usage: polar-sql policy <get|push> ...
 
@@ -22,7 +34,7 @@ Run \`polar-sql policy <command> --help\` for a command's options.
 ${CLIENT_EXIT_CODES}
 `;
 
-const JSON_OPTION = { json: { type: "boolean" } } as const;
+const JSON_OPTION = { json: { type: "boolean" }, ...CONNECTION_OPTIONS } as const;
 
 const GET_SPEC: RemoteSpec<typeof JSON_OPTION> = {
   name: "policy get",
@@ -40,12 +52,12 @@ ${CLIENT_EXIT_CODES} (a server without a policy prints nothing and exits 1)
 `,
 };
 
-const PUSH_SPEC: RemoteSpec<Record<string, never>> = {
+const PUSH_SPEC: RemoteSpec<typeof CONNECTION_OPTIONS> = {
   name: "policy push",
   usage: "polar-sql policy push <files...>",
   positionals: ["<files...>"],
   variadic: true,
-  options: {},
+  options: CONNECTION_OPTIONS,
   help: `usage: polar-sql policy push <files...>
 
 Checks the .polar files here (errors are printed with code frames and nothing
@@ -61,8 +73,19 @@ ${CLIENT_EXIT_CODES}
 `,
 };
 
+/** What the argument parser knows of `policy` (src/cli/args.ts). */
+export const POLICY_SPEC = {
+  name: "policy",
+  usage: "polar-sql policy <get|push> ...",
+  options: {},
+  subcommands: { get: GET_SPEC, push: PUSH_SPEC },
+} as const satisfies CommandSpec;
+
 const SUBCOMMANDS: Readonly<
-  Record<string, (args: readonly string[], io: CliIo) => Promise<number>>
+  Record<
+    keyof typeof POLICY_SPEC.subcommands,
+    (args: readonly string[], io: CliIo) => Promise<number>
+  >
 > = {
   get: runGet,
   push: runPush,
@@ -70,18 +93,16 @@ const SUBCOMMANDS: Readonly<
 
 /** `polar-sql policy <command> ...`: returns the exit code. */
 export async function runPolicyCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const [name, ...rest] = args;
-  if (name === undefined || name === "--help" || name === "-h") {
+  const { name, rest } = splitSubcommand(POLICY_SPEC, args);
+  if (name === undefined) {
     io.stdout(POLICY_HELP);
-    return name === undefined ? EXIT_USAGE : EXIT_OK;
+    return wantsHelp(args) ? EXIT_OK : EXIT_USAGE;
   }
-  const subcommand = SUBCOMMANDS[name];
-  if (!subcommand) {
-    const hint = didYouMean(name, Object.keys(SUBCOMMANDS));
-    const spec = { name: "policy", usage: "polar-sql policy <get|push> ..." };
-    return reportUsage(io, spec, `unknown command \`policy ${name}\`${hint ? `; ${hint}` : ""}`);
+  if (!Object.hasOwn(SUBCOMMANDS, name)) {
+    const known = Object.keys(SUBCOMMANDS).map((sub) => `policy ${sub}`);
+    return reportUsage(io, POLICY_SPEC, unknownName("subcommand", `policy ${name}`, known));
   }
-  return subcommand(rest, io);
+  return SUBCOMMANDS[name as keyof typeof SUBCOMMANDS](rest, io);
 }
 
 function runGet(args: readonly string[], io: CliIo): Promise<number> {

@@ -4,12 +4,18 @@
 import { formatId, parseValue, type TypedValue } from "../client/values.js";
 import { UsageError } from "./args.js";
 import type { CliIo } from "./io.js";
-import { CLIENT_EXIT_CODES, CONNECTION_HELP, type RemoteSpec, runRemote } from "./remote.js";
+import {
+  CLIENT_EXIT_CODES,
+  CONNECTION_HELP,
+  CONNECTION_OPTIONS,
+  type RemoteSpec,
+  runRemote,
+} from "./remote.js";
 
-const JSON_OPTION = { json: { type: "boolean" } } as const;
+const JSON_OPTION = { json: { type: "boolean" }, ...CONNECTION_OPTIONS } as const;
 
-const VALUES_HELP = `Values are written Type:id (User:bob, Repository:"my repo"); see
-\`polar-sql facts --help\` for quoting.`;
+const VALUES_HELP = `Values are written as Oso's CLI writes them: Type:id (User:bob,
+Repository:"my repo"), a bare word for a String; see \`polar-sql facts get --help\`.`;
 
 export const AUTHORIZE_SPEC: RemoteSpec<typeof JSON_OPTION> = {
   name: "authorize",

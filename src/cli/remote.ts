@@ -19,7 +19,8 @@ import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.js";
 export const URL_ENV = "POLAR_SQL_URL";
 export const API_KEY_ENV = "POLAR_SQL_API_KEY";
 
-const CONNECTION_OPTIONS = {
+/** The options of every client command; their specs declare them with their own. */
+export const CONNECTION_OPTIONS = {
   url: { type: "string" },
   "api-key": { type: "string" },
 } as const satisfies OptionSpecs;
@@ -66,9 +67,8 @@ export async function runRemote<Options extends OptionSpecs>(
     io.stdout(spec.help);
     return EXIT_OK;
   }
-  const withConnection = { ...spec, options: { ...spec.options, ...CONNECTION_OPTIONS } };
   try {
-    const { values, positionals } = parseCommandArgs(withConnection, args);
+    const { values, positionals } = parseCommandArgs(spec, args);
     const env = io.env ?? process.env;
     const connection = values as { url?: string; "api-key"?: string };
     const url = connection.url ?? env[URL_ENV];
@@ -93,7 +93,7 @@ export async function runRemote<Options extends OptionSpecs>(
       })) ?? EXIT_OK
     );
   } catch (error) {
-    if (error instanceof UsageError) return reportUsage(io, spec, error.message);
+    if (error instanceof UsageError) return reportUsage(io, spec, error);
     if (error instanceof ClientError) {
       const id = error.requestId ? ` (request id ${error.requestId})` : "";
       io.stderr(`error: ${error.message}${id}\n`);

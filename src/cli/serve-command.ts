@@ -252,14 +252,14 @@ interface Settings {
 
 type Parsed =
   | { readonly kind: "ok"; readonly settings: Settings }
-  | { readonly kind: "usage"; readonly message: string };
+  | { readonly kind: "usage"; readonly message: string | UsageError };
 
 function parseServeArgs(args: readonly string[]): Parsed {
   let parsed: ReturnType<typeof parseCommandArgs<typeof SERVE_SPEC.options>>;
   try {
     parsed = parseCommandArgs(SERVE_SPEC, args);
   } catch (error) {
-    if (error instanceof UsageError) return { kind: "usage", message: error.message };
+    if (error instanceof UsageError) return { kind: "usage", message: error };
     throw error;
   }
   const { positionals } = parsed;

@@ -17,6 +17,7 @@ import type { SqlSyntax } from "../bindings/query.js";
 import { checkPolicy } from "../check/check.js";
 import { checkFact } from "../check/facts.js";
 import type { Program } from "../check/program.js";
+import { parseValue } from "../client/values.js";
 import type { GroundFact } from "../core/value.js";
 import { DEFAULT_DIALECT, type DialectName, dialectList, dialectNamed } from "../print/registry.js";
 import { formatDiagnostic } from "../source/format.js";
@@ -177,6 +178,13 @@ export const SQL_SPEC = {
     column: { type: "string" },
     dialect: { type: "string" },
   },
+  // The questions, for the argument parser (src/cli/args.ts); each takes the options above.
+  subcommands: Object.fromEntries(
+    QUESTIONS.map((q) => [
+      q,
+      { name: `sql ${q}`, usage: `polar-sql sql ${q} [options]`, options: {} },
+    ]),
+  ),
 } as const satisfies CommandSpec;
 
 /** The `--dialect` value; an unknown name is a usage error (exit 2) naming the allowed ones. */
@@ -208,13 +216,11 @@ function bodyFromFlags(question: Question, values: Values, bindings: string | un
     if (typeof value !== "string") throw usage(`\`${question}\` needs \`--${flag}\``);
     return value;
   };
+  // Values as every command reads them (src/client/values.ts, docs/cli.md "Values").
   const typedId = (flag: "actor" | "resource") => {
-    const text = need(flag);
-    const colon = text.indexOf(":");
-    if (colon <= 0 || colon === text.length - 1) {
-      throw usage(`\`--${flag}\` must be \`Type:id\`, got \`${text}\``);
-    }
-    return { type: text.slice(0, colon), id: text.slice(colon + 1) };
+    const parsed = parseValue(need(flag));
+    if (!parsed.ok) throw usage(`\`--${flag}\`: ${parsed.message}`);
+    return parsed.value;
   };
   switch (question) {
     case "authorize": {

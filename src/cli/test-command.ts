@@ -43,7 +43,7 @@ export async function runTestCommand(args: readonly string[], io: CliIo): Promis
     json = parsed.values.json === true;
     if (paths.length === 0) throw new UsageError("no policy files given");
   } catch (error) {
-    if (error instanceof UsageError) return reportUsage(io, TEST_SPEC, error.message);
+    if (error instanceof UsageError) return reportUsage(io, TEST_SPEC, error);
     throw error;
   }
   const read = await readSources(paths);

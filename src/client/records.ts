@@ -1,9 +1,13 @@
 /**
  * Reading a facts file record by record, with the line each record starts on: JSON lines (one
  * value per line, blank lines skipped) or one JSON array, told apart by the first character.
- * The file is streamed; only the record being read is held in memory.
+ * The file is streamed; only the record being read is held in memory, and a record longer than
+ * `MAX_RECORD_CHARS` is an error (so that `/dev/zero` is refused, not read until memory ends).
  */
 import { createReadStream } from "node:fs";
+
+/** The longest record (a line, or an element of the array) read, in UTF-16 code units. */
+export const MAX_RECORD_CHARS = 1 << 20;
 
 export type FileRecord =
   | { readonly line: number; readonly value: unknown }
@@ -18,8 +22,9 @@ export type FileRecord =
  */
 export async function* readRecords(
   chunks: AsyncIterable<string> | string,
+  maxRecordChars = MAX_RECORD_CHARS,
 ): AsyncGenerator<FileRecord> {
-  const reader = new RecordReader();
+  const reader = new RecordReader(maxRecordChars);
   for await (const chunk of typeof chunks === "string" ? fileChunks(chunks) : chunks) {
     for (const record of reader.push(chunk)) {
       yield record;
@@ -50,6 +55,14 @@ class RecordReader {
   private closed = false;
   private afterComma = false;
 
+  constructor(private readonly maxRecordChars: number) {}
+
+  /** The error record for a record that grew past the limit, starting on `line`. */
+  private tooLong(line: number): FileRecord {
+    const what = this.format === "lines" ? `line ${line}` : `the record starting on line ${line}`;
+    return { line, error: `${what} is longer than ${this.maxRecordChars} characters` };
+  }
+
   *push(text: string): Generator<FileRecord> {
     // A byte order mark before the first record is not part of it.
     const chunk = this.format === null && !this.started ? text.replace(/^\uFEFF/, "") : text;
@@ -78,11 +91,19 @@ class RecordReader {
     for (let newline = chunk.indexOf("\n"); newline !== -1; newline = chunk.indexOf("\n", start)) {
       const text = this.pending + chunk.slice(start, newline);
       this.pending = "";
+      if (text.length > this.maxRecordChars) {
+        yield this.tooLong(this.line);
+        return;
+      }
       if (text.trim() !== "") yield parseRecord(text, this.line);
       this.line++;
       start = newline + 1;
     }
     if (this.pending === "") this.pendingLine = this.line;
+    if (this.pending.length + chunk.length - start > this.maxRecordChars) {
+      yield this.tooLong(this.pendingLine);
+      return;
+    }
     this.pending += chunk.slice(start);
   }
 
@@ -119,6 +140,10 @@ class RecordReader {
       }
       if (this.depth === 1 && (char === "," || char === "]")) {
         if (start !== -1) {
+          if (this.pending.length + i - start > this.maxRecordChars) {
+            yield this.tooLong(this.pendingLine);
+            return;
+          }
           yield parseRecord(flush(i), this.pendingLine);
         } else if (char === "," || this.afterComma) {
           const problem =
@@ -139,6 +164,10 @@ class RecordReader {
       else if (char === "]" || char === "}") this.depth--;
     }
     if (start !== -1) {
+      if (this.pending.length + chunk.length - start > this.maxRecordChars) {
+        yield this.tooLong(this.pendingLine);
+        return;
+      }
       this.pending += chunk.slice(start);
     }
   }

@@ -1,18 +1,23 @@
 /**
- * Values on the command line: `Type:id`, with `_` as a wildcard. The grammar (also in
- * docs/cli.md, "Values"):
+ * Values on the command line, as Oso's CLI writes them: `Type:id` is an instance, any other
+ * word is a String, `_` is a wildcard. The grammar (also in docs/cli.md, "Values"):
  *
- *   value    = "_"                      any value (patterns only)
+ *   value    = "_"                      any value (patterns only; `_:_` too)
  *            | type ":" "_"             any id of that type (patterns only)
- *            | type ":" id
- *   type     = name { "::" name }       the text before the first single colon
+ *            | type ":" id              an instance: User:bob
+ *            | quoted                   a String, quoted: "a:b", "_"
+ *            | word                     a String, verbatim: owner, read-only, 42
+ *   type     = name { "::" name }       the text before the first single colon (no spaces,
+ *                                       no quotes)
  *   id       = quoted | raw
  *   quoted   = a JSON string literal: "a b", "say \"hi\"", "tab\there", "_"
- *   raw      = any other non-empty text, taken verbatim (spaces, commas, colons, backslashes)
+ *   raw      = any other text, taken verbatim (spaces, commas, colons, backslashes)
+ *   word     = any text that is none of the above
  *
+ * Ids are never empty (docs/cli.md): `User:`, `User:""`, `""` and an empty argument are refused.
  * `formatValue` writes an id raw only when it is plainly safe (letters, digits and `_.@+-/:`,
  * not starting with `:`, not `_`), and quoted otherwise, so that `parseValue` gives back exactly
- * the same id.
+ * the same value. Output always writes the type, `String:owner` included.
  */
 
 export interface TypedValue {
@@ -35,48 +40,65 @@ const TYPED = /^([^\s:"]+(?:::[^\s:"]+)*):([\s\S]*)$/;
 const PLAIN_ID = /^[\p{L}\p{N}_.@+\-/][\p{L}\p{N}_.@+\-/:]*$/u;
 
 /**
- * Reads `Type:id` (no wildcards).
+ * Reads a concrete value: `Type:id`, or a String written bare or quoted (no wildcards).
  *
  * @example
  * parseValue("User:bob"); // { ok: true, value: { type: "User", id: "bob" } }
+ * parseValue("owner"); // { ok: true, value: { type: "String", id: "owner" } }
  * parseValue('Doc:"a, b"'); // { ok: true, value: { type: "Doc", id: "a, b" } }
  */
 export function parseValue(text: string): ValueResult<TypedValue> {
-  const match = TYPED.exec(text);
-  if (!match) {
-    return { ok: false, message: `\`${text}\` is not \`Type:id\`` };
+  if (text === "") return { ok: false, message: "an empty argument is not a value" };
+  if (text === "_" || text === "_:_") {
+    return {
+      ok: false,
+      message: `\`${text}\` is a wildcard; write \`"_"\` or \`String:"_"\` for the string _`,
+    };
   }
+  if (text.startsWith('"')) return quotedId(text, "String", text);
+  const match = TYPED.exec(text);
+  if (!match) return { ok: true, value: { type: "String", id: text } };
   const type = match[1]!;
   const rest = match[2]!;
+  if (type === "_") return { ok: false, message: `\`${text}\`: an id needs a type` };
   if (rest === "") return { ok: false, message: `\`${text}\` has no id after the colon` };
   if (rest === "_") {
     return { ok: false, message: `\`${text}\` is a wildcard; write \`${type}:"_"\` for the id _` };
   }
   if (!rest.startsWith('"')) return { ok: true, value: { type, id: rest } };
+  return quotedId(rest, type, text);
+}
+
+/** A JSON string literal as the id of `type`; `text` is the whole argument, for messages. */
+function quotedId(quoted: string, type: string, text: string): ValueResult<TypedValue> {
   let id: unknown;
   try {
-    id = JSON.parse(rest);
+    id = JSON.parse(quoted);
   } catch {
     id = undefined;
   }
+  const what = quoted === text ? "string" : "id";
   if (typeof id !== "string") {
-    return { ok: false, message: `\`${text}\`: a quoted id must be one JSON string literal` };
+    return { ok: false, message: `\`${text}\`: a quoted ${what} must be one JSON string literal` };
   }
-  if (id === "") return { ok: false, message: `\`${text}\` has an empty id` };
+  if (id === "") return { ok: false, message: `\`${text}\` has an empty ${what}` };
   return { ok: true, value: { type, id } };
 }
 
 /**
- * Reads a value that may be a wildcard: `_` or `Type:_`.
+ * Reads a value that may be a wildcard: `_` (or `_:_`) and `Type:_`.
  *
  * @example
  * parsePattern("_"); // { ok: true, value: { type: null, id: null } }
  * parsePattern("User:_"); // { ok: true, value: { type: "User", id: null } }
+ * parsePattern("owner"); // { ok: true, value: { type: "String", id: "owner" } }
  */
 export function parsePattern(text: string): ValueResult<PatternValue> {
-  if (text === "_") return { ok: true, value: { type: null, id: null } };
+  if (text === "_" || text === "_:_") return { ok: true, value: { type: null, id: null } };
   const match = TYPED.exec(text);
-  if (match && match[2] === "_") return { ok: true, value: { type: match[1]!, id: null } };
+  if (match && match[1] !== "_" && match[2] === "_") {
+    return { ok: true, value: { type: match[1]!, id: null } };
+  }
   return parseValue(text);
 }
 

@@ -10,12 +10,15 @@ import {
 } from "@asteasolutions/zod-to-openapi";
 import type { z } from "zod";
 import { errorReplySchema } from "../api/replies.js";
-import { explainNodeSchema } from "../api/schemas.js";
+import { dialectSchema, explainNodeSchema } from "../api/schemas.js";
+import { DIALECT_NAMES } from "../print/registry.js";
 
 // A recursive schema must be a named component that its children refer to by `$ref`. Zod 4
 // schemas carry no `.openapi()` method unless zod is patched before they are built, so the
 // name goes straight into the generator's metadata registry.
 zodToOpenAPIRegistry.add(explainNodeSchema, { _internal: { refId: "ExplainNode" } });
+// Closed sets the request schemas check in code, with messages naming the allowed values.
+zodToOpenAPIRegistry.add(dialectSchema, { enum: [...DIALECT_NAMES] });
 
 /** What the document says about one route; written next to the route. */
 export interface RouteDoc {
@@ -42,6 +45,22 @@ export interface DocumentedRoute {
   /** The full path, `/api/authorize`. */
   readonly path: string;
   readonly doc: RouteDoc;
+}
+
+/**
+ * A route's `operationId`, from its method and path: unique because method and path are.
+ *
+ * @example
+ * operationId("POST", "/api/authorize_query"); // "postAuthorizeQuery"
+ * operationId("GET", "/api/openapi.json"); // "getOpenapiJson"
+ */
+export function operationId(method: DocumentedRoute["method"], path: string): string {
+  const words = path
+    .replace(/^\/api(?=\/|$)/, "")
+    .split(/[^A-Za-z0-9]+/)
+    .filter((word) => word !== "");
+  const capitalized = words.map((word) => word.charAt(0).toUpperCase() + word.slice(1));
+  return `${method.toLowerCase()}${capitalized.join("")}`;
 }
 
 /**
@@ -93,6 +112,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[], version: str
     registry.registerPath({
       method: method === "GET" ? "get" : method === "POST" ? "post" : "delete",
       path,
+      operationId: operationId(method, path),
       summary: doc.summary,
       ...(doc.description !== undefined && { description: doc.description }),
       ...(auth && { security: [{ [bearer.name]: [] }] }),
