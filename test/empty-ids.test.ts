@@ -5,7 +5,6 @@
  * about a non-empty id.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createService } from "../src/api/central.js";
 import { authorizeQuery, listQuery } from "../src/api/local.js";
 import type { PolarService } from "../src/api/service.js";
 import { checkPolicy } from "../src/check/check.js";
@@ -15,6 +14,7 @@ import { explain } from "../src/evaluate/explain.js";
 import { authorize } from "../src/evaluate/index.js";
 import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
+import { createService } from "../src/service/service.js";
 
 const POLICY = `actor User {}
 resource Doc {
