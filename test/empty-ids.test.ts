@@ -170,6 +170,18 @@ describe("the HTTP API", () => {
       );
     },
   );
+
+  it("GET /api/facts answers a non-empty id and refuses an empty one", async () => {
+    const app = createApp({ service, apiKeys: [KEY], logger: silentLogger });
+    const get = (query: string) =>
+      app.request(`/api/facts?${query}`, { headers: { Authorization: `Bearer ${KEY}` } });
+    const found = await get("predicate=has_role&args.0.type=User&args.0.id=ada");
+    expect(found.status).toBe(200);
+    expect(await found.json()).toHaveLength(1);
+    const refused = await get("predicate=has_role&args.0.type=User&args.0.id=");
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ message: "`args.0.id` must not be empty" });
+  });
 });
 
 describe("the CLI", () => {

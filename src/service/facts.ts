@@ -44,6 +44,7 @@ export function factEndpoints(store: FactStore, limits: Limits): FactEndpoints {
         const match = /^args\.(\d{1,3})\.(type|id)$/.exec(key);
         if (!match) throw new ApiError(400, `unknown query parameter \`${key}\``);
         const index = Number(match[1]);
+        if (value === "") throw new ApiError(400, `\`${key}\` must not be empty`);
         positions.set(index, { ...positions.get(index), [match[2]!]: value });
       }
       if (!predicate) throw new ApiError(400, "`predicate` is required");
