@@ -16,7 +16,7 @@ import type { FactStore } from "../store/store.js";
 import type { Clock } from "./execute.js";
 import type { Planning } from "./planning.js";
 import { guarded } from "./refusals.js";
-import { activeProgram } from "./snapshot.js";
+import { EMPTY_PROGRAM } from "./snapshot.js";
 
 export type LocalEndpoints = Pick<
   PolarService,
@@ -53,8 +53,7 @@ export function localEndpoints(
 ): LocalEndpoints {
   let loaded: LoadedFacts = { version: -1, lookups: new Map(), rows: 0, stored: null };
 
-  async function loadedFacts(): Promise<LoadedFacts> {
-    const version = await store.dataVersion();
+  async function loadedFacts(version: number): Promise<LoadedFacts> {
     if (loaded.version !== version || loaded.rows > MAX_LOADED_ROWS) {
       loaded = { version, lookups: new Map(), rows: 0, stored: null };
     }
@@ -64,8 +63,9 @@ export function localEndpoints(
 
   async function reply(endpoint: LocalEndpoint, body: unknown): Promise<Reply> {
     const deadline = Date.now() + limits.requestMs;
-    const program = await activeProgram(store);
-    const facts = await loadedFacts();
+    const head = await store.head();
+    const program = head.program ?? EMPTY_PROGRAM;
+    const facts = await loadedFacts(head.dataVersion);
     const { dialect, bindings, question } = localParts(endpoint, program, body, clock);
     const plan = await planning.plan({ program, bindings, goal: question.goal }, deadline);
     for (let round = 0; ; round++) {

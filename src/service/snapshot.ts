@@ -70,10 +70,10 @@ export function storeSnapshots(store: FactStore): { current(): Promise<Snapshot>
 
   return {
     async current() {
-      const program = await activeProgram(store);
-      const version = await store.dataVersion();
+      const head = await store.head();
+      const version = head.dataVersion;
       if (version !== shapesAt) await readAt(version);
-      return { program, bindings, central, version };
+      return { program: head.program ?? EMPTY_PROGRAM, bindings, central, version };
     },
   };
 }

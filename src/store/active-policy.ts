@@ -25,6 +25,8 @@ export interface PolicyState {
   /** A policy this instance just stored and checked. */
   setActive(active: ActivePolicy): void;
   dataVersion(): Promise<number>;
+  /** The active policy and the data version together (on SQLite, read in one statement). */
+  head(): Promise<{ active: ActivePolicy | null; version: number }>;
   /** After this instance's own commit: known at once, without waiting for the notification. */
   committed(version: number): number;
   catchUp(version: number): Promise<void>;
@@ -108,15 +110,28 @@ export function policyState(db: SqlExecutor, refreshMs: number): PolicyState {
     return loadActive();
   }
 
+  async function dataVersion(): Promise<number> {
+    if (following && knownVersion !== null) return knownVersion;
+    return readVersion();
+  }
+
   return {
     load: loadActive,
     loadFresh: loadActiveFresh,
     setActive(next) {
       active = next;
     },
-    async dataVersion() {
-      if (following && knownVersion !== null) return knownVersion;
-      return readVersion();
+    dataVersion,
+    async head() {
+      if (db.engine !== "sqlite")
+        return { active: await loadActive(), version: await dataVersion() };
+      const [row] = await db.query<{ policy: number | null; data: string | null }>(
+        `SELECT (SELECT max(version) FROM ${POLICY_TABLE}) AS policy,
+                (SELECT value FROM ${META_TABLE} WHERE key = 'data_version') AS data`,
+      );
+      const version = Number(row?.data ?? 0);
+      const same = (row?.policy ?? null) === (active?.version ?? null) && policyReadAt >= 0;
+      return { active: same ? active : await loadActive(), version };
     },
     committed(version) {
       if (following && knownVersion !== null && version > knownVersion) knownVersion = version;

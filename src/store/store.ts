@@ -98,6 +98,8 @@ export interface FactStore {
   /** The checked active policy, or null when none was ever stored. */
   program(): Promise<Program | null>;
   dataVersion(): Promise<number>;
+  /** The checked active policy (null when none was stored) and the data version, read together. */
+  head(): Promise<{ program: Program | null; dataVersion: number }>;
   /**
    * Makes sure a write that another instance acknowledged with this data version (the
    * `OsoOffset` a client sends back) is seen here: reads the version, and the policy with it,
@@ -251,6 +253,10 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
       return (await state.load())?.program ?? null;
     },
     dataVersion: () => state.dataVersion(),
+    async head() {
+      const { active, version } = await state.head();
+      return { program: active?.program ?? null, dataVersion: version };
+    },
     catchUp: (version) => state.catchUp(version),
     close: () => db.close(),
   };
