@@ -44,6 +44,7 @@ function lateStore(store: FactStore, start: number): FactStore {
   return {
     ...store,
     dataVersion: async () => known,
+    head: async () => ({ program: await store.program(), dataVersion: known }),
     async catchUp(version) {
       if (version <= known) return;
       await store.catchUp(version);
