@@ -17,6 +17,7 @@ import {
   nameAnonymous,
   namedConjunctions,
 } from "./explain-context.js";
+import { countNodes } from "./explain-json.js";
 import { type ExplainNode, node, ruleOf, slotText } from "./explain-node.js";
 import type { Prover } from "./explain-proof.js";
 import { isWildcard, slotKey } from "./slot.js";
@@ -196,7 +197,8 @@ export function createRefuter(context: Context, prover: Prover): Refuter {
       return node(atomText(context, atom, env), true, [], { note: "holds (proof not shown)" });
     }
     const proof = prover.atomProof(atom, env);
-    nodes += proof ? size(proof) - 1 : 0;
+    // Proofs share nodes: counted as written, up to what the budget can still take.
+    nodes += proof ? countNodes(proof, limits.maxNodes + 1) - 1 : 0;
     return proof ?? node(atomText(context, atom, env), true, []);
   }
 
@@ -285,10 +287,6 @@ function differs(bindings: readonly Env[], name: string): boolean {
   };
   const first = key(bindings[0]!);
   return bindings.some((env) => key(env) !== first);
-}
-
-function size(tree: ExplainNode): number {
-  return 1 + tree.children.reduce((total, child) => total + size(child), 0);
 }
 
 function joinNotes(...notes: (string | undefined)[]): string | undefined {
