@@ -114,26 +114,33 @@ const relationsOf = (value: Value): FactLookup => ({
 
 /** Stored facts read so far, and which lookups they answer. */
 class LoadedFacts {
-  /** Lookups by predicate and arity, and by the first value they fix (`bucketKey`). */
+  /** Lookups by predicate, arity and the values they fix (`bucketKey`). */
   private readonly lookups = new Map<string, FactLookup[]>();
   private readonly facts: GroundFact[] = [];
 
   add(lookup: FactLookup, facts: readonly GroundFact[]): void {
-    const first = lookup.pattern?.findIndex((value) => value) ?? -1;
-    const key = bucketKey(lookup, first);
+    const key = bucketKey(lookup, boundPositions(lookup));
     const bucket = this.lookups.get(key);
     if (bucket) bucket.push(lookup);
     else this.lookups.set(key, [lookup]);
     this.facts.push(...facts);
   }
 
-  /** Some lookup read so far returned every fact this one can (a superset is fine). */
+  /**
+   * Some lookup read so far returned every fact this one can (a superset is fine): one that
+   * fixes some of the values this one fixes, and no others.
+   */
   answers(wanted: FactLookup): boolean {
-    const keys = [bucketKey(wanted, -1)];
-    wanted.pattern?.forEach((value, i) => {
-      if (value) keys.push(bucketKey(wanted, i));
-    });
-    return keys.some((key) => this.lookups.get(key)?.some((done) => covers(done, wanted)));
+    const bound = boundPositions(wanted);
+    // Every subset of the fixed positions (a few: facts have at most 8 arguments).
+    const subsets = bound.length <= 8 ? 1 << bound.length : 0;
+    const candidates = subsets > 0 ? [] : [[], bound];
+    for (let mask = 0; mask < subsets; mask++) {
+      candidates.push(bound.filter((_, i) => mask & (1 << i)));
+    }
+    return candidates.some((positions) =>
+      this.lookups.get(bucketKey(wanted, positions))?.some((done) => covers(done, wanted)),
+    );
   }
 
   index() {
@@ -141,11 +148,17 @@ class LoadedFacts {
   }
 }
 
-/** Predicate and arity, and the value at `position` (none for -1). */
-function bucketKey(lookup: FactLookup, position: number): string {
-  const value = position >= 0 ? lookup.pattern?.[position] : null;
-  const at = value ? `\u0001${position}\u0001${value.type}\u0000${value.id}` : "";
-  return `${lookup.predicate}/${lookup.arity}${at}`;
+function boundPositions(lookup: FactLookup): number[] {
+  return (lookup.pattern ?? []).flatMap((value, i) => (value ? [i] : []));
+}
+
+/** Predicate and arity, and the values at `positions`. */
+function bucketKey(lookup: FactLookup, positions: readonly number[]): string {
+  const values = positions.map((i) => {
+    const value = lookup.pattern![i]!;
+    return `\u0001${i}\u0001${value.type}\u0000${value.id}`;
+  });
+  return `${lookup.predicate}/${lookup.arity}${values.join("")}`;
 }
 
 function covers(done: FactLookup, wanted: FactLookup): boolean {
