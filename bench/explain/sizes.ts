@@ -19,13 +19,22 @@ import { FOLDER_POLICY, type FolderCase, folderCase } from "./folder-graphs.js";
 const args = process.argv.slice(2);
 const store = args.find((a) => a.startsWith("--store="))?.slice(8) ?? "sqlite";
 const names = args.filter((a) => !a.startsWith("--"));
-const CASES: readonly FolderCase[] = [
+/** The case without alice's role: denied, after reading the whole graph. */
+const denied = (c: FolderCase): FolderCase => ({
+  ...c,
+  name: `${c.name}-denied`,
+  facts: c.facts.filter((fact) => fact.predicate !== "has_role"),
+});
+const allowed = [
   folderCase("wide", 240),
   folderCase("wide", 1000),
   folderCase("deep", 200),
   folderCase("deep", 1000),
   folderCase("deep", 3000),
-].filter((c) => names.length === 0 || names.includes(c.name));
+];
+const CASES: readonly FolderCase[] = [...allowed, ...allowed.map(denied)].filter(
+  (c) => names.length === 0 || names.includes(c.name),
+);
 const SCHEMA = "bench_sizes";
 const mb = () => Math.round(process.memoryUsage().rss / 2 ** 20);
 
