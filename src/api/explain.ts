@@ -91,7 +91,7 @@ async function explainQuestion(
 }
 
 /** Values whose relations one closure reads; a longer chain takes another run per this many. */
-const MAX_CHAIN_VALUES = 1024;
+const MAX_CHAIN_VALUES = 4096;
 
 /** Every relation of the values reachable from `seeds` (up to `MAX_CHAIN_VALUES`), loaded. */
 async function loadChains(db: SqlExecutor, loaded: LoadedFacts, seeds: readonly Value[]) {
@@ -117,6 +117,8 @@ class LoadedFacts {
   /** Lookups by predicate, arity and the values they fix (`bucketKey`). */
   private readonly lookups = new Map<string, FactLookup[]>();
   private readonly facts: GroundFact[] = [];
+  /** Lookups known to be answered, as `lookupKey` gives them. */
+  private readonly answered = new Set<string>();
 
   add(lookup: FactLookup, facts: readonly GroundFact[]): void {
     const key = bucketKey(lookup, boundPositions(lookup));
@@ -130,7 +132,8 @@ class LoadedFacts {
    * Some lookup read so far returned every fact this one can (a superset is fine): one that
    * fixes some of the values this one fixes, and no others.
    */
-  answers(wanted: FactLookup): boolean {
+  answers(wanted: FactLookup, key = lookupKey(wanted)): boolean {
+    if (this.answered.has(key)) return true;
     const bound = boundPositions(wanted);
     // Every subset of the fixed positions (a few: facts have at most 8 arguments).
     const subsets = bound.length <= 8 ? 1 << bound.length : 0;
@@ -138,15 +141,19 @@ class LoadedFacts {
     for (let mask = 0; mask < subsets; mask++) {
       candidates.push(bound.filter((_, i) => mask & (1 << i)));
     }
-    return candidates.some((positions) =>
+    const found = candidates.some((positions) =>
       this.lookups.get(bucketKey(wanted, positions))?.some((done) => covers(done, wanted)),
     );
+    if (found) this.answered.add(key);
+    return found;
   }
 
   index() {
     return indexFacts(this.facts);
   }
 }
+
+const lookupKey = (lookup: FactLookup) => JSON.stringify(lookup);
 
 function boundPositions(lookup: FactLookup): number[] {
   return (lookup.pattern ?? []).flatMap((value, i) => (value ? [i] : []));
@@ -186,7 +193,8 @@ async function untilComplete<T>(
     const missing = new Map<string, FactLookup>();
     const onLookup = (predicate: PredicateKey, pattern: readonly Slot[]) => {
       const lookup = storeLookup(program, predicate, pattern);
-      if (!loaded.answers(lookup)) missing.set(JSON.stringify(lookup), lookup);
+      const key = lookupKey(lookup);
+      if (!missing.has(key) && !loaded.answers(lookup, key)) missing.set(key, lookup);
     };
     let result: { value: T } | undefined;
     let failure: unknown;
