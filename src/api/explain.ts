@@ -125,7 +125,7 @@ class LoadedFacts {
     const bucket = this.lookups.get(key);
     if (bucket) bucket.push(lookup);
     else this.lookups.set(key, [lookup]);
-    this.facts.push(...facts);
+    for (const fact of facts) this.facts.push(fact);
   }
 
   /**
