@@ -5,6 +5,7 @@
  * for nothing new. That run saw every stored fact it could have read, so its answer is exact.
  * The answer is written as JSON here, within the `explainNodes` and `explainBytes` limits.
  */
+import { setImmediate } from "node:timers/promises";
 import type { PredicateKey, Program } from "../check/program.js";
 import { type GroundFact, isAbstractType, type Value } from "../core/value.js";
 import { abstractDenial, allowHolds, explainAllow } from "../evaluate/explain.js";
@@ -190,6 +191,8 @@ async function untilComplete<T>(
   work: (layers: readonly FactLayer[], onLookup: FactLookupListener) => T,
 ): Promise<T> {
   for (;;) {
+    // Other requests go first between runs (SQLite's reads do not leave the event loop).
+    await setImmediate();
     const missing = new Map<string, FactLookup>();
     const onLookup = (predicate: PredicateKey, pattern: readonly Slot[]) => {
       const lookup = storeLookup(program, predicate, pattern);
