@@ -7,8 +7,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { FOLDER_POLICY, folderCase } from "../bench/explain/folder-graphs.js";
 import type { CliIo } from "../src/cli/io.js";
 import { main } from "../src/cli/main.js";
+import { INDENTED_LEVELS } from "../src/evaluate/explain-format.js";
 import type { Explanation } from "../src/evaluate/index.js";
 
 const directory = mkdtempSync(join(tmpdir(), "polar-sql-explain-"));
@@ -208,6 +210,66 @@ describe("polar-sql explain", () => {
     const { code, stdout } = await run(["explain", "--help"]);
     expect(code).toBe(0);
     expect(stdout).toContain("usage: polar-sql explain");
+  });
+});
+
+describe("polar-sql explain on a 3,000-deep folder chain", () => {
+  const chain = folderCase("deep", 3000);
+  const args = [
+    "explain",
+    "--policy",
+    file("folders.polar", FOLDER_POLICY),
+    "--facts",
+    file("chain.json", JSON.stringify(chain.facts)),
+    "--actor",
+    "User:alice",
+    "--action",
+    "read",
+    "--resource",
+    "Document:plan.md",
+  ];
+
+  it("prints the whole proof, deep lines marked with their level", async () => {
+    const { code, stdout, stderr } = await run(args);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    const lines = stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(9003);
+    expect(lines.at(-1)).toBe(
+      `${"  ".repeat(INDENTED_LEVELS)}[3002] ✓ has_role(User{"alice"}, "viewer", Folder{"f2999"})  stored fact`,
+    );
+  });
+
+  it("prints the whole proof as JSON with --json", async () => {
+    const { code, stdout, stderr } = await run([...args, "--json"]);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    let tree = (JSON.parse(stdout) as Explanation).explanation;
+    let depth = 1;
+    while (tree.children.length > 0) {
+      tree = tree.children.at(-1)!;
+      depth++;
+    }
+    expect(depth).toBe(3003);
+  });
+
+  it.each([
+    [["--max-explain-nodes", "9002"], "over the limit of 9002 nodes", "`--max-explain-nodes`"],
+    [
+      ["--json", "--max-explain-bytes", "100000"],
+      "over the limit of 100000 bytes",
+      "`--max-explain-bytes`",
+    ],
+  ])("refuses a proof over %j, naming the limit, exit 1", async (flags, limit, flag) => {
+    const { code, stdout, stderr } = await run([...args, ...flags]);
+    expect({ code, stdout }).toEqual({ code: 1, stdout: "" });
+    expect(stderr).toContain(limit);
+    expect(stderr).toContain(flag);
+    expect(stderr).not.toContain("    at ");
+  });
+
+  it("exits 2 for a limit that is not a positive whole number", async () => {
+    const { code, stderr } = await run([...args, "--max-explain-nodes", "0"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("`--max-explain-nodes` must be a positive whole number");
   });
 });
 

@@ -264,10 +264,10 @@ describe("explain reads the store by pattern", () => {
     expect((await ask("u5")).allowed).toBe(true);
     expect((await ask("u7")).allowed).toBe(false);
     expect(reads.length).toBeGreaterThan(0);
-    // Each read binds values: lookups by `i<n> = $k` (SQLite: `?`), relation chains from the
-    // question's values.
+    // Each read binds values: lookups by `f.i<n> = k.c<m>` (an array of the lookups' values;
+    // SQLite: `k.value ->> <m>` of a JSON array), relation chains from the question's values.
     for (const read of reads) {
-      expect(read.sql).toMatch(/\bi\d"? = (cast\((\$\d+|\?) as text\)|r\.i)/i);
+      expect(read.sql).toMatch(/\bf\.i\d = (k\.c\d+|k\.value ->> \d+|r\.i)/);
     }
     expect(rows).toBeLessThan(100);
     await store.close();

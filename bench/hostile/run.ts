@@ -17,6 +17,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { FOLDER_POLICY, type FolderCase, folderCase } from "../explain/folder-graphs.js";
 import {
   bindingCalls,
   conjunctionOfOrs,
@@ -87,6 +88,16 @@ const viewedDocs = (n: number) =>
       { type: "Doc", id: `d${i * 97}` },
     ],
   }));
+
+/** `/explain` of docs/explain.md's Folder policy on a wide or deep folder graph (issue 27). */
+const explainCase = (graph: FolderCase, what: string): Case => ({
+  name: `explain, ${what}`,
+  policy: FOLDER_POLICY,
+  method: "POST",
+  path: "/api/explain",
+  body: () => JSON.stringify(graph.question),
+  facts: () => graph.facts,
+});
 
 const CASES: readonly Case[] = [
   {
@@ -256,6 +267,10 @@ const CASES: readonly Case[] = [
         },
       ]),
   },
+  explainCase(folderCase("wide", 240), "a document in 240 folders"),
+  explainCase(folderCase("wide", 1000), "a document in 1,000 folders"),
+  explainCase(folderCase("deep", 1000), "a 1,000-deep folder chain"),
+  explainCase(folderCase("deep", 3000), "a 3,000-deep folder chain"),
 ];
 
 const AUTHORIZE = JSON.stringify({

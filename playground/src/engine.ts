@@ -14,6 +14,8 @@ import type { Program } from "../../src/check/program.js";
 import type { GroundFact, Value } from "../../src/core/value.js";
 import { explain } from "../../src/evaluate/explain.js";
 import { formatExplanation } from "../../src/evaluate/explain-format.js";
+import { ExplanationTooLarge } from "../../src/evaluate/explain-json.js";
+import type { ExplainNode } from "../../src/evaluate/explain-node.js";
 import { authorize, list } from "../../src/evaluate/query.js";
 import { runTests } from "../../src/evaluate/test-runner.js";
 import { inMemoryCentralFacts } from "../../src/plan/resolve/central-facts.js";
@@ -199,6 +201,19 @@ export type Answer =
       readonly explanation: string;
     };
 
+/** Nodes of a tree the page prints: the service's default `explainNodes` (docs/limits.md). */
+const SHOWN_NODES = 100_000;
+
+/** The tree as text, or why it is not shown (printed without recursion, at any depth). */
+function shownTree(tree: ExplainNode): string {
+  try {
+    return formatExplanation(tree, { maxNodes: SHOWN_NODES });
+  } catch (error) {
+    if (!(error instanceof ExplanationTooLarge)) throw error;
+    return `the explanation has more than ${SHOWN_NODES} nodes; it is not shown`;
+  }
+}
+
 /** The reference evaluator's answer over the facts; an explanation for authorize questions. */
 export function answer(program: Program, facts: readonly GroundFact[], question: Question): Answer {
   if (question.kind === "authorize") {
@@ -208,7 +223,7 @@ export function answer(program: Program, facts: readonly GroundFact[], question:
       kind: "authorize",
       allowed,
       text: allowed ? "allowed" : "denied",
-      explanation: formatExplanation(tree.explanation),
+      explanation: shownTree(tree.explanation),
     };
   }
   const ids = list(program, facts, question.actor, question.action, question.resourceType);
@@ -217,7 +232,7 @@ export function answer(program: Program, facts: readonly GroundFact[], question:
   const explanation = shown
     .map((id) => {
       const resource = { type: question.resourceType, id };
-      return formatExplanation(explain(program, { ...question, resource }, facts).explanation);
+      return shownTree(explain(program, { ...question, resource }, facts).explanation);
     })
     .join("\n");
   return {
@@ -352,8 +367,7 @@ export function policyTests(program: Program): readonly TestOutcome[] {
     summary: `${test.passedAssertions}/${test.total} assertions pass`,
     reasons: test.failures.map((failure) => {
       const head = `${failure.assertion} expected ${failure.expected}, found ${failure.found}`;
-      const why =
-        failure.error ?? (failure.explanation ? formatExplanation(failure.explanation) : "");
+      const why = failure.error ?? (failure.explanation ? shownTree(failure.explanation) : "");
       return why ? `${head}\n${why}` : head;
     }),
   }));

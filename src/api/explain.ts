@@ -1,19 +1,23 @@
 /**
  * `POST /explain` over the fact store. The reference evaluator needs facts by pattern, not all
  * of them: explain runs over the facts loaded so far while recording every lookup it could not
- * answer, loads those (one statement of indexed reads), and runs again, until a run asks for
- * nothing new. That run saw every stored fact it could have read, so its answer is exact.
+ * answer, loads those (set-based reads: src/store/facts.ts), and runs again, until a run asks
+ * for nothing new. That run saw every stored fact it could have read, so its answer is exact.
+ * The answer is written as JSON here, within the `explainNodes` and `explainBytes` limits.
  */
+import { setImmediate } from "node:timers/promises";
 import type { PredicateKey, Program } from "../check/program.js";
-import { type GroundFact, isAbstractType } from "../core/value.js";
+import { type GroundFact, isAbstractType, type Value } from "../core/value.js";
 import { abstractDenial, allowHolds, explainAllow } from "../evaluate/explain.js";
 import type { FactLayer } from "../evaluate/explain-context.js";
+import { ExplanationTooLarge, explanationJson, withJsonText } from "../evaluate/explain-json.js";
 import type { Explanation } from "../evaluate/explain-node.js";
 import { indexFacts } from "../evaluate/facts.js";
 import { isWildcard, type Slot } from "../evaluate/slot.js";
 import type { FactLookupListener } from "../evaluate/tables.js";
 import type { SqlExecutor } from "../store/executor.js";
 import { type FactLookup, matchingFactsOfEach, relationClosure } from "../store/facts.js";
+import { DEFAULT_LIMITS, type Limits, limitError } from "./limits.js";
 
 /** A validated `/authorize` body (see `authorizeBodySchema`). */
 export interface ExplainRequest {
@@ -24,8 +28,15 @@ export interface ExplainRequest {
   readonly resource_id: string;
 }
 
+/** The clock, and the limits of an explanation's size (the defaults when not given). */
+export interface ExplainSettings {
+  readonly now?: () => bigint;
+  readonly limits?: Pick<Limits, "explainNodes" | "explainBytes">;
+}
+
 /**
- * Explains an `/authorize` question from stored facts plus the (checked) context facts.
+ * Explains an `/authorize` question from stored facts plus the (checked) context facts. The
+ * answer carries its JSON text (`jsonTextOf`); one over the size limits is refused with a 422.
  *
  *   await explainStored(store.db, program, body, contextFacts, { now });
  *   // { allowed: false, explanation: { goal: 'allow(User{"bo"}, …)', holds: false, … } }
@@ -35,7 +46,26 @@ export async function explainStored(
   program: Program,
   request: ExplainRequest,
   contextFacts: readonly GroundFact[],
-  clock: { readonly now?: () => bigint },
+  settings: ExplainSettings,
+): Promise<Explanation> {
+  const explained = await explainQuestion(db, program, request, contextFacts, settings.now);
+  const limits = settings.limits ?? DEFAULT_LIMITS;
+  try {
+    const budget = { maxNodes: limits.explainNodes, maxBytes: limits.explainBytes };
+    return withJsonText(explained, explanationJson(explained, budget));
+  } catch (error) {
+    if (!(error instanceof ExplanationTooLarge)) throw error;
+    const name = error.bound === "maxNodes" ? "explainNodes" : "explainBytes";
+    throw limitError(name, error.value, "the explanation is too large");
+  }
+}
+
+async function explainQuestion(
+  db: SqlExecutor,
+  program: Program,
+  request: ExplainRequest,
+  contextFacts: readonly GroundFact[],
+  now: (() => bigint) | undefined,
 ): Promise<Explanation> {
   const question = {
     actor: { type: request.actor_type, id: request.actor_id },
@@ -50,15 +80,8 @@ export async function explainStored(
   const loaded = new LoadedFacts();
   // Relations chain (a document's folder, its parents, their organization) one level per run;
   // reading the chains from the question's values first saves a run per level.
-  const chains = await relationClosure(db, [question.resource, question.actor], MAX_CHAIN_VALUES);
-  for (const [key, facts] of chains) {
-    const [type, id] = key.split("\u0000") as [string, string];
-    loaded.add(
-      { predicate: "has_relation", arity: 3, pattern: [{ type, id }, null, null], types: [] },
-      facts,
-    );
-  }
-  const options = clock.now ? { now: clock.now } : {};
+  await loadChains(db, loaded, [question.resource, question.actor]);
+  const options = now ? { now } : {};
   // First only the answer, which reads most of what the tree needs, then the tree.
   await untilComplete(db, program, loaded, (layers, onLookup) =>
     allowHolds(program, [...layers, ...context], question, { ...options, onLookup }),
@@ -68,29 +91,82 @@ export async function explainStored(
   );
 }
 
-/** Values whose relations are read up front; a longer chain is read run by run. */
-const MAX_CHAIN_VALUES = 256;
+/** Values whose relations one closure reads; a longer chain takes another run per this many. */
+const MAX_CHAIN_VALUES = 4096;
+
+/** Every relation of the values reachable from `seeds` (up to `MAX_CHAIN_VALUES`), loaded. */
+async function loadChains(db: SqlExecutor, loaded: LoadedFacts, seeds: readonly Value[]) {
+  // No stored value holds a NUL (PostgreSQL text cannot).
+  const readable = seeds.filter((value) => !`${value.type}${value.id}`.includes("\u0000"));
+  const chains = await relationClosure(db, readable, MAX_CHAIN_VALUES);
+  for (const [key, facts] of chains) {
+    const [type, id] = key.split("\u0000") as [string, string];
+    const lookup = relationsOf({ type, id });
+    if (!loaded.answers(lookup)) loaded.add(lookup, facts);
+  }
+}
+
+const relationsOf = (value: Value): FactLookup => ({
+  predicate: "has_relation",
+  arity: 3,
+  pattern: [value, null, null],
+  types: [],
+});
 
 /** Stored facts read so far, and which lookups they answer. */
 class LoadedFacts {
+  /** Lookups by predicate, arity and the values they fix (`bucketKey`). */
   private readonly lookups = new Map<string, FactLookup[]>();
   private readonly facts: GroundFact[] = [];
+  /** Lookups known to be answered, as `lookupKey` gives them. */
+  private readonly answered = new Set<string>();
 
   add(lookup: FactLookup, facts: readonly GroundFact[]): void {
-    const key = `${lookup.predicate}/${lookup.arity}`;
-    this.lookups.set(key, [...(this.lookups.get(key) ?? []), lookup]);
-    this.facts.push(...facts);
+    const key = bucketKey(lookup, boundPositions(lookup));
+    const bucket = this.lookups.get(key);
+    if (bucket) bucket.push(lookup);
+    else this.lookups.set(key, [lookup]);
+    for (const fact of facts) this.facts.push(fact);
   }
 
-  /** Some lookup read so far returned every fact this one can (a superset is fine). */
-  answers(wanted: FactLookup): boolean {
-    const candidates = this.lookups.get(`${wanted.predicate}/${wanted.arity}`) ?? [];
-    return candidates.some((done) => covers(done, wanted));
+  /**
+   * Some lookup read so far returned every fact this one can (a superset is fine): one that
+   * fixes some of the values this one fixes, and no others.
+   */
+  answers(wanted: FactLookup, key = lookupKey(wanted)): boolean {
+    if (this.answered.has(key)) return true;
+    const bound = boundPositions(wanted);
+    // Every subset of the fixed positions (a few: facts have at most 8 arguments).
+    const subsets = bound.length <= 8 ? 1 << bound.length : 0;
+    const candidates = subsets > 0 ? [] : [[], bound];
+    for (let mask = 0; mask < subsets; mask++) {
+      candidates.push(bound.filter((_, i) => mask & (1 << i)));
+    }
+    const found = candidates.some((positions) =>
+      this.lookups.get(bucketKey(wanted, positions))?.some((done) => covers(done, wanted)),
+    );
+    if (found) this.answered.add(key);
+    return found;
   }
 
   index() {
     return indexFacts(this.facts);
   }
+}
+
+const lookupKey = (lookup: FactLookup) => JSON.stringify(lookup);
+
+function boundPositions(lookup: FactLookup): number[] {
+  return (lookup.pattern ?? []).flatMap((value, i) => (value ? [i] : []));
+}
+
+/** Predicate and arity, and the values at `positions`. */
+function bucketKey(lookup: FactLookup, positions: readonly number[]): string {
+  const values = positions.map((i) => {
+    const value = lookup.pattern![i]!;
+    return `\u0001${i}\u0001${value.type}\u0000${value.id}`;
+  });
+  return `${lookup.predicate}/${lookup.arity}${values.join("")}`;
 }
 
 function covers(done: FactLookup, wanted: FactLookup): boolean {
@@ -115,10 +191,13 @@ async function untilComplete<T>(
   work: (layers: readonly FactLayer[], onLookup: FactLookupListener) => T,
 ): Promise<T> {
   for (;;) {
+    // Other requests go first between runs (SQLite's reads do not leave the event loop).
+    await setImmediate();
     const missing = new Map<string, FactLookup>();
     const onLookup = (predicate: PredicateKey, pattern: readonly Slot[]) => {
       const lookup = storeLookup(program, predicate, pattern);
-      if (!loaded.answers(lookup)) missing.set(JSON.stringify(lookup), lookup);
+      const key = lookupKey(lookup);
+      if (!missing.has(key) && !loaded.answers(lookup, key)) missing.set(key, lookup);
     };
     let result: { value: T } | undefined;
     let failure: unknown;
@@ -132,7 +211,13 @@ async function untilComplete<T>(
       if (result) return result.value;
       throw failure;
     }
-    const lookups = [...missing.values()];
+    // A relation from a value: read the chains from there, a run per `MAX_CHAIN_VALUES`.
+    const seeds = [...missing.values()].flatMap((lookup) => {
+      const from = lookup.pattern?.[0];
+      return lookup.predicate === "has_relation" && lookup.arity === 3 && from ? [from] : [];
+    });
+    if (seeds.length > 0) await loadChains(db, loaded, seeds);
+    const lookups = [...missing.values()].filter((lookup) => !loaded.answers(lookup));
     const found = await matchingFactsOfEach(db, lookups);
     lookups.forEach((lookup, i) => {
       loaded.add(lookup, found[i]!);

@@ -29,6 +29,10 @@ export interface Limits {
   readonly evaluationSteps: number;
   /** Milliseconds a request's checking or planning may take in the worker pool. */
   readonly requestMs: number;
+  /** Nodes of one explanation, as written (`/explain`). */
+  readonly explainNodes: number;
+  /** Bytes of one explanation's JSON (`/explain`). */
+  readonly explainBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -42,6 +46,8 @@ export const DEFAULT_LIMITS: Limits = {
   planSteps: 2_000_000,
   evaluationSteps: 20_000_000,
   requestMs: 5_000,
+  explainNodes: 100_000,
+  explainBytes: 16 * 1024 * 1024,
 };
 
 export type LimitName = keyof Limits;
@@ -58,6 +64,8 @@ export const LIMIT_SETTINGS: Readonly<Record<LimitName, { what: string; flag: st
   planSteps: { what: "planner steps", flag: "--max-plan-steps" },
   evaluationSteps: { what: "evaluation steps", flag: "--max-evaluation-steps" },
   requestMs: { what: "milliseconds of work per request", flag: "--request-timeout-ms" },
+  explainNodes: { what: "nodes of an explanation", flag: "--max-explain-nodes" },
+  explainBytes: { what: "bytes of an explanation's JSON", flag: "--max-explain-bytes" },
 };
 
 /**

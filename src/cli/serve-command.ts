@@ -41,7 +41,8 @@ options:
                           cores less one, 2 to 4; 0 does that work on the event loop)
   --max-body-bytes <n>, --max-ids <n>, --max-calls <n>, --max-policy-bytes <n>,
   --max-rules-per-head <n>, --max-rule-depth <n>, --max-branches <n>,
-  --max-plan-steps <n>, --max-evaluation-steps <n>, --request-timeout-ms <n>
+  --max-plan-steps <n>, --max-evaluation-steps <n>, --request-timeout-ms <n>,
+  --max-explain-nodes <n>, --max-explain-bytes <n>
                           raise or lower a limit (defaults and meaning: docs/limits.md)
   --help                  show this help
 
@@ -97,6 +98,8 @@ export const SERVE_SPEC = {
     "max-plan-steps": { type: "string" },
     "max-evaluation-steps": { type: "string" },
     "request-timeout-ms": { type: "string" },
+    "max-explain-nodes": { type: "string" },
+    "max-explain-bytes": { type: "string" },
   },
 } as const satisfies CommandSpec;
 

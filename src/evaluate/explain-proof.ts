@@ -110,16 +110,32 @@ export function createProver(context: Context): Prover {
     }
   }
 
-  function proofOf(key: string): ExplainNode {
-    let proof = proofs.get(key);
-    if (!proof) {
+  /**
+   * The proof of a goal that has a height: its best step's proofs first, children before
+   * parents, with an explicit stack (a proof is as deep as the data). Heights fall along best
+   * steps, so this ends.
+   */
+  function proofOf(rootKey: string): ExplainNode {
+    const stack = [rootKey];
+    while (stack.length > 0) {
+      const key = stack.at(-1)!;
+      if (proofs.has(key)) {
+        stack.pop();
+        continue;
+      }
       const { step } = best.get(key)!;
-      proof = stepProof(step);
-      proofs.set(key, proof);
+      const missing = step.calls.map(goalKey).filter((call) => !proofs.has(call));
+      if (missing.length > 0) {
+        stack.push(...missing);
+        continue;
+      }
+      stack.pop();
+      proofs.set(key, stepProof(step));
     }
-    return proof;
+    return proofs.get(rootKey)!;
   }
 
+  /** The node of one step whose calls are proved already. */
   function stepProof({ goal, edge }: Step): ExplainNode {
     if (edge.kind === "fact") {
       const fact = { predicate: goal.name, args: edge.args, source: edge.source };
@@ -127,7 +143,7 @@ export function createProver(context: Context): Prover {
     }
     const children = edge.atoms.map((atom) =>
       atom.kind === "call"
-        ? proofOf(goalKey(callGoal(context, atom, edge.env)))
+        ? proofs.get(goalKey(callGoal(context, atom, edge.env)))!
         : leaf(atom, edge.env),
     );
     return node(goalText(goal), true, children, { rule: ruleOf(context.program, edge.clause) });

@@ -17,6 +17,7 @@ import {
   nameAnonymous,
   namedConjunctions,
 } from "./explain-context.js";
+import { countNodes } from "./explain-json.js";
 import { type ExplainNode, node, ruleOf, slotText } from "./explain-node.js";
 import type { Prover } from "./explain-proof.js";
 import { isWildcard, slotKey } from "./slot.js";
@@ -32,57 +33,68 @@ export interface Refuter {
 }
 
 export function createRefuter(context: Context, prover: Prover): Refuter {
-  const { program, limits } = context;
-  const explained = new Set<string>();
-  const path = new Set<string>();
-  let nodes = 0;
+  return new Refutation(context, prover);
+}
 
-  const overBudget = () => nodes >= limits.maxNodes;
+/** One denied tree being built: goals explained so far, the path to the current one, nodes. */
+class Refutation implements Refuter {
+  private readonly explained = new Set<string>();
+  private readonly path = new Set<string>();
+  private nodes = 0;
 
-  function refute(goal: Goal, depth = 0): ExplainNode {
-    nodes++;
+  constructor(
+    private readonly context: Context,
+    private readonly prover: Prover,
+  ) {}
+
+  private overBudget(): boolean {
+    return this.nodes >= this.context.limits.maxNodes;
+  }
+
+  refute(goal: Goal, depth = 0): ExplainNode {
+    this.nodes++;
     const text = goalText(goal);
     const key = goalKey(goal);
-    if (path.has(key)) {
+    if (this.path.has(key)) {
       return node(text, false, [], { note: "recursion: this goal is being explained above" });
     }
-    if (explained.has(key)) return node(text, false, [], { note: "explained above" });
-    if (depth >= limits.maxDepth || overBudget()) {
-      return node(text, false, [], { note: cutNote() });
+    if (this.explained.has(key)) return node(text, false, [], { note: "explained above" });
+    if (depth >= this.context.limits.maxDepth || this.overBudget()) {
+      return node(text, false, [], { note: this.cutNote() });
     }
-    explained.add(key);
-    path.add(key);
+    this.explained.add(key);
+    this.path.add(key);
     try {
-      return refuteGoal(goal, text, depth);
+      return this.refuteGoal(goal, text, depth);
     } finally {
-      path.delete(key);
+      this.path.delete(key);
     }
   }
 
-  function cutNote(): string {
-    return `not expanded: a denied tree shows at most ${limits.maxDepth} levels and ${limits.maxNodes} nodes`;
+  private cutNote(): string {
+    return `not expanded: a denied tree shows at most ${this.context.limits.maxDepth} levels and ${this.context.limits.maxNodes} nodes`;
   }
 
-  function refuteGoal(goal: Goal, text: string, depth: number): ExplainNode {
-    const clauses = (program.rules.get(goal.predicate) ?? []).filter(
-      (clause) => matchHead(context.session, compileClause(clause), goal.args) !== null,
+  private refuteGoal(goal: Goal, text: string, depth: number): ExplainNode {
+    const clauses = (this.context.program.rules.get(goal.predicate) ?? []).filter(
+      (clause) => matchHead(this.context.session, compileClause(clause), goal.args) !== null,
     );
-    const factNote = mayBeFact(goal) ? missingFact(goal) : undefined;
+    const factNote = this.mayBeFact(goal) ? this.missingFact(goal) : undefined;
     if (clauses.length === 0) {
-      const none = program.rules.has(goal.predicate)
+      const none = this.context.program.rules.has(goal.predicate)
         ? `no rule for \`${goal.name}\` applies to these arguments`
         : undefined;
       return node(text, false, [], { note: joinNotes(factNote ?? none) });
     }
     if (clauses.length === 1) {
-      const attempt = refuteClause(goal, clauses[0]!, text, depth);
+      const attempt = this.refuteClause(goal, clauses[0]!, text, depth);
       const note = joinNotes(factNote, attempt.note);
       return { ...attempt, ...(note && { note }) };
     }
-    const shown = clauses.slice(0, limits.maxBranches);
+    const shown = clauses.slice(0, this.context.limits.maxBranches);
     const more = clauses.length - shown.length;
     const moreNote = more > 0 ? `${more} more rules not shown` : undefined;
-    const children = shown.map((clause) => refuteClause(goal, clause, text, depth));
+    const children = shown.map((clause) => this.refuteClause(goal, clause, text, depth));
     return node(text, false, children, { note: joinNotes(factNote, moreNote) });
   }
 
@@ -90,30 +102,30 @@ export function createRefuter(context: Context, prover: Prover): Refuter {
    * Whether to name the missing fact: for a predicate without rules, and for roles and
    * relations, which facts grant (a derived predicate's facts would only be noise).
    */
-  function mayBeFact(goal: Goal): boolean {
-    return !program.rules.has(goal.predicate) || GRANTED_BY_FACTS.has(goal.name);
+  private mayBeFact(goal: Goal): boolean {
+    return !this.context.program.rules.has(goal.predicate) || GRANTED_BY_FACTS.has(goal.name);
   }
 
   /** One clause tried: each `or` branch of its body, or the one conjunction directly. */
-  function refuteClause(goal: Goal, clause: Clause, text: string, depth: number): ExplainNode {
-    nodes++;
+  private refuteClause(goal: Goal, clause: Clause, text: string, depth: number): ExplainNode {
+    this.nodes++;
     const compiled = compileClause(clause);
-    const head = matchHead(context.session, compiled, goal.args)!;
-    const rule = ruleOf(program, clause);
+    const head = matchHead(this.context.session, compiled, goal.args)!;
+    const rule = ruleOf(this.context.program, clause);
     const branches = namedConjunctions(compiled);
     if (branches.length === 0) return node(text, false, [], { rule, note: "its body is false" });
     if (branches.length === 1) {
-      const failure = conjunctionFailure(branches[0]!, head.env, depth);
+      const failure = this.conjunctionFailure(branches[0]!, head.env, depth);
       return node(text, false, failure.children, { rule, note: failure.note });
     }
-    const shown = branches.slice(0, limits.maxBranches);
+    const shown = branches.slice(0, this.context.limits.maxBranches);
     const children = shown.map((atoms) => {
-      const failure = conjunctionFailure(atoms, head.env, depth);
+      const failure = this.conjunctionFailure(atoms, head.env, depth);
       // A branch of one condition is that condition's node.
       const [only] = failure.children;
       if (atoms.length === 1 && only && failure.children.length === 1 && !failure.note) return only;
-      nodes++;
-      const branch = atoms.map((atom) => atomText(context, atom, head.env)).join(" and ");
+      this.nodes++;
+      const branch = atoms.map((atom) => atomText(this.context, atom, head.env)).join(" and ");
       return node(branch, false, failure.children, { note: failure.note });
     });
     const more = branches.length - shown.length;
@@ -125,7 +137,7 @@ export function createRefuter(context: Context, prover: Prover): Refuter {
    * Runs the atoms in the evaluator's order, keeping every binding of the prefix, until one
    * atom has no solution for any of them: the atoms that held, then that one.
    */
-  function conjunctionFailure(
+  private conjunctionFailure(
     atoms: Conjunction,
     start: Env,
     depth: number,
@@ -135,11 +147,11 @@ export function createRefuter(context: Context, prover: Prover): Refuter {
     const held: Atom[] = [];
     const pending = [...atoms];
     while (pending.length > 0) {
-      const index = pickNext(context.session, pending, bindings[0]!);
+      const index = pickNext(this.context.session, pending, bindings[0]!);
       const atom = pending.splice(index, 1)[0]!;
       const next: Env[] = [];
       for (const env of bindings) {
-        solveTop(context.session, [atom], env, (solution) => {
+        solveTop(this.context.session, [atom], env, (solution) => {
           next.push(solution);
           return next.length >= MAX_BINDINGS;
         });
@@ -151,10 +163,10 @@ export function createRefuter(context: Context, prover: Prover): Refuter {
       if (next.length === 0) {
         const env = bindings[0]!;
         const children = held
-          .filter((before) => shown(before, env))
-          .map((before) => heldNode(before, env));
-        children.push(failedNode(atom, env, depth));
-        return { children, note: alternativesNote(bindings, atoms, truncated) };
+          .filter((before) => this.shown(before, env))
+          .map((before) => this.heldNode(before, env));
+        children.push(this.failedNode(atom, env, depth));
+        return { children, note: this.alternativesNote(bindings, atoms, truncated) };
       }
       held.push(atom);
       bindings = next;
@@ -162,19 +174,19 @@ export function createRefuter(context: Context, prover: Prover): Refuter {
     // Every atom held: the clause only gives answers that do not cover the goal.
     const env = bindings[0]!;
     return {
-      children: held.map((atom) => heldNode(atom, env)),
+      children: held.map((atom) => this.heldNode(atom, env)),
       note: "its body holds only for other values than these",
     };
   }
 
   /** A `matches` that only narrowed a still unbound variable says nothing worth a line. */
-  function shown(atom: Atom, env: Env): boolean {
+  private shown(atom: Atom, env: Env): boolean {
     if (atom.kind !== "matches" || atom.variable.kind !== "var") return true;
     const slot = env.get(atom.variable.name);
     return slot !== undefined && !isWildcard(slot);
   }
 
-  function alternativesNote(bindings: Env[], atoms: Conjunction, truncated: boolean) {
+  private alternativesNote(bindings: Env[], atoms: Conjunction, truncated: boolean) {
     if (bindings.length < 2) return undefined;
     const names = [...new Set(atoms.flatMap(variablesOf))].filter(
       (name) => !name.startsWith("_#") && differs(bindings, name),
@@ -190,28 +202,29 @@ export function createRefuter(context: Context, prover: Prover): Refuter {
     return `fails for ${count} bindings; shown for the first${values.length ? ` (others: ${values.join("; ")})` : ""}`;
   }
 
-  function heldNode(atom: Atom, env: Env): ExplainNode {
-    nodes++;
-    if (overBudget()) {
-      return node(atomText(context, atom, env), true, [], { note: "holds (proof not shown)" });
+  private heldNode(atom: Atom, env: Env): ExplainNode {
+    this.nodes++;
+    if (this.overBudget()) {
+      return node(atomText(this.context, atom, env), true, [], { note: "holds (proof not shown)" });
     }
-    const proof = prover.atomProof(atom, env);
-    nodes += proof ? size(proof) - 1 : 0;
-    return proof ?? node(atomText(context, atom, env), true, []);
+    const proof = this.prover.atomProof(atom, env);
+    // Proofs share nodes: counted as written, up to what the budget can still take.
+    this.nodes += proof ? countNodes(proof, this.context.limits.maxNodes + 1) - 1 : 0;
+    return proof ?? node(atomText(this.context, atom, env), true, []);
   }
 
-  function failedNode(atom: Atom, env: Env, depth: number): ExplainNode {
+  private failedNode(atom: Atom, env: Env, depth: number): ExplainNode {
     switch (atom.kind) {
       case "call":
-        return refute(callGoal(context, atom, env), depth + 1);
+        return this.refute(callGoal(this.context, atom, env), depth + 1);
       case "not":
-        return negationNode(atom, env);
+        return this.negationNode(atom, env);
       case "unify":
       case "compare":
       case "in":
       case "matches":
-        nodes++;
-        return node(atomText(context, atom, env), false, []);
+        this.nodes++;
+        return node(atomText(this.context, atom, env), false, []);
       default: {
         const _never: never = atom;
         return _never;
@@ -220,31 +233,29 @@ export function createRefuter(context: Context, prover: Prover): Refuter {
   }
 
   /** A `not` that failed: its operand holds; show one proof of it. */
-  function negationNode(atom: NotAtom, env: Env): ExplainNode {
-    nodes++;
-    const text = atomText(context, atom, env);
+  private negationNode(atom: NotAtom, env: Env): ExplainNode {
+    this.nodes++;
+    const text = atomText(this.context, atom, env);
     for (const conjunction of atom.body) {
       const atoms = nameAnonymous(conjunction);
       let solution: Env | null = null;
-      solveTop(context.session, atoms, env, (found) => {
+      solveTop(this.context.session, atoms, env, (found) => {
         solution = found;
         return true;
       });
       if (solution) {
         const inner = solution as Env;
-        const children = atoms.map((inside) => heldNode(inside, inner));
+        const children = atoms.map((inside) => this.heldNode(inside, inner));
         return node(text, false, children, { note: "its operand holds" });
       }
     }
     return node(text, false, []);
   }
 
-  function missingFact(goal: Goal): string {
+  private missingFact(goal: Goal): string {
     const text = goalText(goal);
     return goal.args.some(isWildcard) ? `no fact matches \`${text}\`` : `no fact \`${text}\``;
   }
-
-  return { refute: (goal) => refute(goal) };
 }
 
 function variablesOf(atom: Atom): string[] {
@@ -285,10 +296,6 @@ function differs(bindings: readonly Env[], name: string): boolean {
   };
   const first = key(bindings[0]!);
   return bindings.some((env) => key(env) !== first);
-}
-
-function size(tree: ExplainNode): number {
-  return 1 + tree.children.reduce((total, child) => total + size(child), 0);
 }
 
 function joinNotes(...notes: (string | undefined)[]): string | undefined {

@@ -16,6 +16,11 @@ export {
   type FactLayer,
 } from "./explain-context.js";
 export { type ExplainFormatOptions, formatExplanation } from "./explain-format.js";
+export {
+  type ExplanationBudget,
+  ExplanationTooLarge,
+  explanationJson,
+} from "./explain-json.js";
 export type {
   ExplainFact,
   ExplainNode,

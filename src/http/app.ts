@@ -9,6 +9,7 @@ import { z } from "zod";
 import { healthReplySchema } from "../api/replies.js";
 import { ApiError, type PolarService, type Reply } from "../api/service.js";
 import { packageVersion } from "../core/version.js";
+import { jsonTextOf } from "../evaluate/explain-json.js";
 import { createKeyCheck } from "./auth.js";
 import { MAX_BODY_BYTES, readJsonBody } from "./body.js";
 import { createHttpMetrics, type HttpMetrics } from "./metrics.js";
@@ -201,7 +202,13 @@ async function answer(
 
 function send(c: Context<Vars>, reply: Reply): Response {
   if (reply.dataVersion !== undefined) c.header("OsoOffset", String(reply.dataVersion));
-  // Every 2xx carries JSON: the official client parses each success body.
+  // Every 2xx carries JSON: the official client parses each success body. An explanation comes
+  // written already: JSON.stringify cannot write a proof thousands of levels deep.
+  const written = jsonTextOf(reply.body);
+  if (written !== undefined) {
+    c.header("Content-Type", "application/json");
+    return c.body(written, reply.status ?? 200);
+  }
   return c.json((reply.body ?? null) as object, reply.status ?? 200);
 }
 

@@ -99,7 +99,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       const explained = await guarded(limits, async () => {
         const program = await activeProgram(store);
         const contextFacts = checkContextFacts(program, request.context_facts);
-        return explainStored(store.db, program, request, contextFacts, clock);
+        return explainStored(store.db, program, request, contextFacts, { ...clock, limits });
       });
       return { body: explained };
     },

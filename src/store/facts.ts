@@ -9,7 +9,6 @@ import { FACT_TABLE, MAX_FACT_ARITY, SHAPE_TABLE } from "./schema.js";
 import {
   deleteMatchingStatement,
   factArraysStatement,
-  matchingRowsOfEachStatement,
   matchingRowsStatement,
   type PositionCondition,
 } from "./statements.js";
@@ -296,31 +295,108 @@ export interface FactLookup {
 }
 
 /**
- * Several `matchingFacts` reads in one statement (one round trip): the facts of each lookup,
- * in order.
+ * Several `matchingFacts` reads in one round trip: the facts of each lookup, in order. The
+ * lookups are grouped by the columns they fix; each group is one `SELECT` joining the fact table
+ * with its lookups' values, passed as arrays (SQLite: one JSON array), so the statement's text
+ * depends on which columns are fixed, never on how many lookups there are. At most
+ * `GROUPS_PER_STATEMENT` groups share one statement.
  */
 export async function matchingFactsOfEach(
   db: SqlExecutor,
   lookups: readonly FactLookup[],
 ): Promise<GroundFact[][]> {
   const found: GroundFact[][] = lookups.map(() => []);
-  // Lookups beyond the store's arity find nothing; the others keep their index.
-  const kept = lookups
-    .map((lookup, index) => ({ lookup, index }))
-    .filter(({ lookup }) => lookup.arity <= MAX_FACT_ARITY);
-  const statement = matchingRowsOfEachStatement(
-    db.engine,
-    kept.map(({ lookup: { predicate, arity, pattern = [], types = [] } }) => ({
-      predicate,
-      arity,
-      positions: lookupPositions(arity, pattern, types),
-    })),
-  );
-  if (!statement) return found;
-  // A prepared statement: the same lookups for other values reuse its plan.
-  const rows = await db.prepared<FactRow>(statement.sql, statement.parameters as string[]);
-  for (const row of rows) found[kept[Number(row.lookup)]!.index]!.push(rowToFact(row));
+  const groups = new Map<string, LookupGroup>();
+  lookups.forEach((lookup, index) => {
+    // Beyond the store's arity, or with a NUL (no stored text holds one): nothing to find.
+    if (lookup.arity > MAX_FACT_ARITY || holdsNul(lookup)) return;
+    const { predicate, arity, pattern = [], types = [] } = lookup;
+    const fixed: string[] = [];
+    const values: string[] = [];
+    for (const { position, type, id } of lookupPositions(arity, pattern, types)) {
+      if (id != null) {
+        fixed.push(`i${position}`);
+        values.push(id);
+      }
+      if (type != null) {
+        fixed.push(`t${position}`);
+        values.push(type);
+      }
+    }
+    const key = fixed.join(",");
+    let group = groups.get(key);
+    if (!group) {
+      group = { columns: fixed, rows: [] };
+      groups.set(key, group);
+    }
+    group.rows.push([String(index), predicate, String(arity), ...values]);
+  });
+  const all = [...groups.values()];
+  for (let start = 0; start < all.length; start += GROUPS_PER_STATEMENT) {
+    const { sql, params } = lookupStatement(
+      db.engine,
+      all.slice(start, start + GROUPS_PER_STATEMENT),
+    );
+    // A prepared statement: the same columns fixed for other values reuse its plan.
+    const rows = await db.prepared<FactRow>(sql, params);
+    for (const row of rows) found[Number(row.lookup)]!.push(rowToFact(row));
+  }
   return found;
+}
+
+/** Lookups that fix the same columns: a row per lookup, `[index, predicate, arity, …values]`. */
+interface LookupGroup {
+  readonly columns: readonly string[];
+  readonly rows: string[][];
+}
+
+/** Groups of lookups per statement: far below SQLite's 500 terms of a compound `SELECT`. */
+const GROUPS_PER_STATEMENT = 50;
+
+function holdsNul(lookup: FactLookup): boolean {
+  const nul = (text: string | null | undefined) => text?.includes("\u0000") ?? false;
+  return (
+    nul(lookup.predicate) ||
+    (lookup.pattern ?? []).some((value) => nul(value?.type) || nul(value?.id)) ||
+    (lookup.types ?? []).some(nul)
+  );
+}
+
+/**
+ * One `SELECT` per group, joined by `UNION ALL`: the group's rows as a table (`unnest` of one
+ * array per column; SQLite: `json_each` of one JSON array of rows) driving indexed reads of the
+ * fact table. Each row found carries its lookup's index as `lookup`.
+ */
+function lookupStatement(
+  engine: SqlExecutor["engine"],
+  groups: readonly LookupGroup[],
+): { sql: string; params: string[] } {
+  const params: string[] = [];
+  const selects = groups.map(({ columns, rows }) => {
+    const conditions = ["predicate", "arity", ...columns];
+    if (engine === "sqlite") {
+      params.push(
+        JSON.stringify(
+          rows.map(([index, predicate, arity, ...values]) => [
+            Number(index),
+            predicate,
+            Number(arity),
+            ...values,
+          ]),
+        ),
+      );
+      const on = conditions.map((column, i) => `f.${column} = k.value ->> ${i + 1}`);
+      return `SELECT k.value ->> 0 AS lookup, f.* FROM json_each(?) AS k CROSS JOIN ${FACT_TABLE} AS f ON ${on.join(" AND ")}`;
+    }
+    const arrays = ["n", "p", "a", ...columns.map((_, i) => `c${i}`)].map((name, i) => {
+      params.push(textArray(rows.map((row) => row[i]!)));
+      const type = name === "n" ? "integer[]" : name === "a" ? "smallint[]" : "text[]";
+      return { name, expression: `CAST($${params.length} AS ${type})` };
+    });
+    const on = conditions.map((column, i) => `f.${column} = k.${arrays[i + 1]!.name}`);
+    return `SELECT k.n AS lookup, f.* FROM unnest(${arrays.map((a) => a.expression).join(", ")}) AS k(${arrays.map((a) => a.name).join(", ")}) JOIN ${FACT_TABLE} AS f ON ${on.join(" AND ")}`;
+  });
+  return { sql: selects.join("\nUNION ALL\n"), params };
 }
 
 /**

@@ -65,32 +65,22 @@ export interface PositionCondition {
   readonly id?: string | null | undefined;
 }
 
-/**
- * `predicate = … and arity = …` (or `arity >= …`) and the fixed types and ids. With `typed`,
- * every parameter is cast to its column type, so that a prepared statement's parameter types do
- * not depend on the values.
- */
+/** `predicate = … and arity = …` (or `arity >= …`) and the fixed types and ids. */
 function factConditions(
   eb: Facts,
   predicate: string,
   arity: { readonly exactly: number } | { readonly atLeast: number },
   positions: readonly PositionCondition[],
-  typed = false,
 ): Expression<SqlBool> {
-  const text = (value: string) => (typed ? eb.cast<string>(eb.val(value), "text") : eb.val(value));
-  const conditions: Expression<SqlBool>[] = [eb("predicate", "=", text(predicate))];
+  const conditions: Expression<SqlBool>[] = [eb("predicate", "=", predicate)];
   if ("exactly" in arity) {
-    // Prepared statements take text parameters (src/store/executor.ts).
-    const value = typed
-      ? eb.cast<number>(eb.val(String(arity.exactly)), "smallint")
-      : arity.exactly;
-    conditions.push(eb("arity", "=", value));
+    conditions.push(eb("arity", "=", arity.exactly));
   } else if (arity.atLeast > 0) {
     conditions.push(eb("arity", ">=", arity.atLeast));
   }
   for (const { position, type, id } of positions) {
-    if (type != null) conditions.push(eb(`t${position}` as TypeColumn, "=", text(type)));
-    if (id != null) conditions.push(eb(`i${position}` as IdColumn, "=", text(id)));
+    if (type != null) conditions.push(eb(`t${position}` as TypeColumn, "=", type));
+    if (id != null) conditions.push(eb(`i${position}` as IdColumn, "=", id));
   }
   return eb.and(conditions);
 }
@@ -136,33 +126,6 @@ export function matchingRowsStatement(
     .selectAll()
     .where((eb) => factConditions(eb, predicate, { exactly: arity }, positions))
     .compile();
-}
-
-/** One lookup of `matchingRowsOfEachStatement`. */
-export interface RowLookup {
-  readonly predicate: string;
-  readonly arity: number;
-  readonly positions: readonly PositionCondition[];
-}
-
-/**
- * Several lookups in one statement (`union all`), each row tagged with its lookup's index; the
- * parameters are typed so that the statement can be prepared once per shape of lookups.
- */
-export function matchingRowsOfEachStatement(
-  engine: Engine,
-  lookups: readonly RowLookup[],
-): CompiledQuery<Record<string, string | number>> | null {
-  const selects = lookups.map(({ predicate, arity, positions }, index) =>
-    builders[engine]
-      .selectFrom(FACT_TABLE)
-      .select(sql.lit(index).as("lookup"))
-      .selectAll()
-      .where((eb) => factConditions(eb, predicate, { exactly: arity }, positions, true)),
-  );
-  const [first, ...rest] = selects;
-  if (!first) return null;
-  return rest.reduce((union, select) => union.unionAll(select), first).compile();
 }
 
 /**

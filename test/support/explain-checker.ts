@@ -49,23 +49,43 @@ export function check(input: CheckerInput, tree: CheckedNode): string[] {
     factKeys.set(source, new Set(facts.map((f) => factKey(f.predicate, f.args.map(canonical)))));
   }
 
-  const visit = (node: CheckedNode) => {
-    // Inside a denied tree, a proof that would not fit is cut: it holds, with a note and no
-    // children. An allowed tree is never cut.
-    const cut = node.note && node.children.length === 0 && !node.rule && !node.fact;
-    if (node.holds && cut && !tree.holds) return;
-    if (node.holds) {
-      const problem = checkHolds(node);
+  /**
+   * Every node once, with an explicit stack (a proof is as deep as its data): a node that holds
+   * is checked as one step of a derivation whose children must hold in turn; a node that does
+   * not hold is checked as a failure. A node shared by several proofs is checked once.
+   */
+  const walk = () => {
+    const stack: { node: CheckedNode; inProof: boolean }[] = [{ node: tree, inProof: false }];
+    const done = new Set<CheckedNode>();
+    while (stack.length > 0) {
+      const { node, inProof } = stack.pop()!;
+      if (inProof && done.has(node)) continue;
+      done.add(node);
+      if (!node.holds) {
+        if (inProof) {
+          problems.push(`child ${node.goal} does not hold`);
+          continue;
+        }
+        const problem = checkFails(node);
+        if (problem) problems.push(`${node.goal}: ${problem}`);
+        for (const child of node.children) stack.push({ node: child, inProof: false });
+        continue;
+      }
+      // Inside a denied tree, a proof that would not fit is cut: it holds, with a note and no
+      // children. An allowed tree is never cut.
+      const cut = node.note && node.children.length === 0 && !node.rule && !node.fact;
+      if (!inProof && cut && !tree.holds) continue;
+      const problem = checkStep(node);
       if (problem) problems.push(`${node.goal}: ${problem}`);
-      return; // a proof's children were checked with it
+      else for (const child of node.children) stack.push({ node: child, inProof: true });
     }
-    const problem = checkFails(node);
-    if (problem) problems.push(`${node.goal}: ${problem}`);
-    node.children.forEach(visit);
   };
 
-  /** A node that holds: a fact, a clause instance, the default allow, or a true builtin. */
-  function checkHolds(node: CheckedNode): string | null {
+  /**
+   * One step of a derivation: a fact, a clause instance whose body the children satisfy, the
+   * default allow, or a true builtin. Its children are checked apart.
+   */
+  function checkStep(node: CheckedNode): string | null {
     let goal: Goal;
     try {
       goal = parseGoal(node.goal);
@@ -87,13 +107,9 @@ export function check(input: CheckerInput, tree: CheckedNode): string[] {
       if (goal.kind !== "call") return "a rule node must be a call";
       const clauses = clausesAt(node.rule, goal);
       if (clauses.length === 0) return "the rule does not name a clause of this predicate";
-      for (const clause of clauses) {
-        if (derives(clause, goal, node.children)) {
-          const bad = node.children.map(checkHoldsOrProblem).find((p) => p !== null);
-          return bad ?? null;
-        }
-      }
-      return "the children do not satisfy the clause";
+      return clauses.some((clause) => derives(clause, goal, node.children))
+        ? null
+        : "the children do not satisfy the clause";
     }
     if (goal.kind === "call") {
       // Only the implicit default allow derives a call without a rule.
@@ -107,16 +123,10 @@ export function check(input: CheckerInput, tree: CheckedNode): string[] {
       if (inner?.kind !== "call" || inner.name !== "has_permission") return "not has_permission";
       if (inner.args.map(itemKey).join() !== goal.args.map(itemKey).join())
         return "has_permission differs from allow";
-      return checkHoldsOrProblem(child);
+      return null;
     }
     if (node.children.length) return "a builtin has children";
     return builtinHolds(goal, node.goal);
-  }
-
-  function checkHoldsOrProblem(node: CheckedNode): string | null {
-    if (!node.holds) return `child ${node.goal} does not hold`;
-    const problem = checkHolds(node);
-    return problem && `${node.goal}: ${problem}`;
   }
 
   /**
@@ -396,7 +406,7 @@ export function check(input: CheckerInput, tree: CheckedNode): string[] {
     }
   }
 
-  visit(tree);
+  walk();
   return problems;
 }
 
