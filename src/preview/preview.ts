@@ -196,7 +196,7 @@ function positionAfter(position: PreviewPosition): PageAfter {
 }
 
 function checkDeadline(deadline: number, timeMs: number): void {
-  if (Date.now() > deadline) {
+  if (Date.now() >= deadline) {
     throw new PreviewError(
       "time-limit",
       `the preview took more than ${timeMs} ms: over the limit of ${timeMs} milliseconds of a preview (raise it with \`--request-timeout-ms\` or the \`limits.timeMs\` option)`,

@@ -66,7 +66,7 @@ class Parameters {
 function universe(source: UniverseSource, params: Parameters): string {
   const parts = source.places.map(
     ({ predicate, arity, position }) =>
-      `select i${position} as id from ${FACT_TABLE} where predicate = ${params.text(predicate)} and arity = ${params.integer(arity)} and t${position} = ${params.text(source.type)}`,
+      `select distinct i${position} as id from ${FACT_TABLE} where predicate = ${params.text(predicate)} and arity = ${params.integer(arity)} and t${position} = ${params.text(source.type)}`,
   );
   for (const id of source.contextIds) parts.push(`select ${params.text(id)} as id`);
   return parts.length === 0 ? EMPTY_IDS : parts.join("\n   union ");
