@@ -39,7 +39,7 @@ function storeOn(engine: (typeof ENGINES)[number]): Promise<FactStore> {
             drops.push(schema.drop);
             return openStore({ databaseUrl: schema.url, follow: false });
           })
-        : openStore({ embedded: engine });
+        : openStore({ embedded: engine as "sqlite" | "pglite" });
     stores.set(engine, found);
   }
   return found;

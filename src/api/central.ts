@@ -41,6 +41,7 @@ import {
   listQuery,
 } from "./local.js";
 import { createWorkerPool, type WorkerPool } from "./pool.js";
+import { previewReply } from "./preview.js";
 import {
   actionsQuestion,
   authorizeQuestion,
@@ -641,6 +642,8 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     actionsQuery: (body) => localReply(body, actionsQuery as LocalCompile),
     listQuery: (body) => localReply(body, listQuery as LocalCompile),
     evaluateQueryLocal: (body) => localReply(body, evaluateQueryLocal as LocalCompile),
+
+    previewPolicy: (body) => previewReply({ store, limits, ...clock }, body),
 
     catchUp: (version) => store.catchUp(version),
 
