@@ -1,14 +1,4 @@
-/**
- * Who gains and who loses which access if the candidate policy replaced the active one, over
- * the facts of a store (docs/policy-preview.md). Each side's `allow` is compiled per
- * (actor type, permission, resource type) as one set question, and the difference runs in the
- * store one (entry, change) at a time (src/preview/sql.ts); entries whose two statements print
- * the same text cannot differ and are skipped.
- */
-
-import { evaluateQuestion, localStatement } from "../api/questions.js";
-import type { DataBindings } from "../bindings/types.js";
-import { type Program, predicateKey } from "../check/program.js";
+import type { Program } from "../check/program.js";
 import { type WorkBudget, withBudget } from "../core/budget.js";
 import type { GroundFact } from "../core/value.js";
 import { runTests } from "../evaluate/test-runner.js";
@@ -18,6 +8,7 @@ import { storeBindings } from "../store/bindings.js";
 import type { SqlExecutor } from "../store/executor.js";
 import type { FactShape } from "../store/facts.js";
 import { PreviewError } from "./errors.js";
+import { sideStatement } from "./question.js";
 import { type ChangeSource, countStatement, type PageAfter, pageStatement } from "./sql.js";
 import {
   type PreviewPosition,
@@ -214,48 +205,16 @@ function compileSides(
   const bindings = storeBindings(store.shapes, store.dialect);
   // One clock for both sides: equal rules print equal text.
   const now = (request.now ?? (() => BigInt(Math.floor(Date.now() / 1000))))();
-  return entries.map((entry) => [
-    sideStatement(request.active, bindings, entry, contextFacts, store, now),
-    sideStatement(request.candidate, bindings, entry, contextFacts, store, now),
-  ]);
-}
-
-const SELECT_PAIRS = {
-  mode: "select",
-  query_vars_to_output_column_names: { actor: "c0", resource: "c1" },
-} as const;
-
-function sideStatement(
-  program: Program,
-  bindings: DataBindings,
-  entry: PreviewEntry,
-  contextFacts: readonly GroundFact[],
-  store: PreviewStore,
-  now: bigint,
-): string | null {
-  if (!program.rules.has(predicateKey("allow", 3))) return null;
-  const question = evaluateQuestion(
-    program,
-    bindings,
-    {
-      predicate: ["allow", ["actor", "action", "resource"]],
-      calls: [],
-      constraints: {
-        actor: { type: entry.actorType, ids: null },
-        action: { type: "String", ids: [entry.action] },
-        resource: { type: entry.resourceType, ids: null },
-      },
-      context_facts: contextFacts,
-    },
-    SELECT_PAIRS,
-  );
-  if (question.goal.calls.length === 0) return null;
-  return localStatement(program, bindings, question, {
+  const options = {
     dialect: store.dialect,
     central: store.central ?? NO_CENTRAL_FACTS,
-    now: () => now,
-    writing: "literals",
-  }).sql;
+    now,
+    contextFacts,
+  };
+  return entries.map((entry) => [
+    sideStatement(request.active, bindings, entry, options),
+    sideStatement(request.candidate, bindings, entry, options),
+  ]);
 }
 
 function universeOf(store: PreviewStore, type: string, contextFacts: readonly GroundFact[]) {
