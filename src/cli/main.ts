@@ -9,6 +9,7 @@ policies:
   test <files...>         run the policy's test blocks against the reference evaluator
   sql <question>          compile one local question to SQL and print it
   explain                 why a question is allowed or denied, as a proof tree
+  preview                 who gains and who loses access under a new policy
   bindings <check|init>   check data bindings (against the database with --database-url),
                           or draft them from the database catalog
 
@@ -52,6 +53,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   },
   sql: async () => (await import("./sql-command.js")).runSqlCommand,
   explain: async () => (await import("./explain-command.js")).runExplainCommand,
+  preview: async () => (await import("./preview-command.js")).runPreviewCommand,
   bindings: async () => (await import("./bindings-command.js")).runBindingsCommand,
   authorize: async () => (await import("./query-commands.js")).runAuthorizeCommand,
   list: async () => (await import("./query-commands.js")).runListCommand,
