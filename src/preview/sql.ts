@@ -99,18 +99,15 @@ function changeClause(engine: Engine, source: ChangeSource, params: Parameters):
   const actors = universe(source.actors, params);
   const resources = universe(source.resources, params);
   const noPlusPair = `not exists (select 1 from pv_plus where ${ANY_PAIR})`;
-  const pairAbsent =
-    engine === "sqlite"
-      ? `(d.a, d.r) not in (select c0, c1 from pv_minus where c0 is not null and c1 is not null)`
-      : `not exists (select 1 from pv_minus as m where m.c0 = d.a and m.c1 = d.r)`;
   return `with
  pv_ua(id) as (${actors}),
  pv_ur(id) as (${resources}),
  pv_plus(c0, c1) as materialized (${source.plus ?? EMPTY_PAIRS}),
  pv_minus(c0, c1) as materialized (${source.minus ?? EMPTY_PAIRS}),
  pv_candidate(a, r) as (
-  select ua.id, ur.id from pv_ua as ua cross join pv_ur as ur
-   where exists (select 1 from pv_plus where ${ANY_PAIR})
+  select ua.id, ur.id
+   from (select 1 as one from pv_plus where ${ANY_PAIR} limit 1) as w
+   cross join pv_ua as ua cross join pv_ur as ur
   union all
   select ua.id, p.c1 from pv_plus as p cross join pv_ua as ua
    where p.c0 is null and p.c1 is not null and ${noPlusPair}
@@ -130,7 +127,8 @@ function changeClause(engine: Engine, source: ChangeSource, params: Parameters):
     and not exists (select 1 from pv_minus where ${ANY_PAIR})
     and ${absent(engine, "d.r", "pv_minus", "any-actor")}
     and ${absent(engine, "d.a", "pv_minus", "any-resource")}
-    and ${pairAbsent}
+  except
+  select c0, c1 from pv_minus where c0 is not null and c1 is not null
  )
 `;
 }
