@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import type { GroundFact } from "../src/core/value.js";
 import { PreviewError } from "../src/preview/errors.js";
+import { previewByEvaluation } from "../src/preview/evaluated.js";
 import {
   type PreviewPage,
   type PreviewStore,
@@ -215,5 +216,23 @@ describe.each(ENGINES)("preview on %s", (engine) => {
       active: { passed: ["admins push"], failed: [] },
       candidate: { passed: [], failed: ["admins push"] },
     });
+  });
+});
+
+describe("the evaluator's preview (the playground's)", () => {
+  it("gives the library's triples, in its order, with its counts and tests", async () => {
+    const store = await storeOn("sqlite");
+    await fc.assert(
+      fc.asyncProperty(policyPair, factsArbitrary, async ([before, after], facts) => {
+        const active = program(policyText(before));
+        const candidate = program(policyText(after));
+        const view = await loaded(store, facts.stored);
+        const request = { active, candidate, contextFacts: facts.context, now };
+        const { next_page_token, ...page } = await previewPolicyChange(view, request);
+        const all = [...facts.stored, ...facts.context];
+        expect(previewByEvaluation(active, candidate, all, { now })).toEqual(page);
+      }),
+      { numRuns: propertyRuns(25, 250) },
+    );
   });
 });

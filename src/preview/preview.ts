@@ -1,7 +1,6 @@
 import type { Program } from "../check/program.js";
 import { type WorkBudget, withBudget } from "../core/budget.js";
 import type { GroundFact } from "../core/value.js";
-import { runTests } from "../evaluate/test-runner.js";
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import type { Dialect } from "../print/dialect.js";
 import { storeBindings } from "../store/bindings.js";
@@ -9,6 +8,13 @@ import type { SqlExecutor } from "../store/executor.js";
 import type { FactShape } from "../store/facts.js";
 import { PreviewError } from "./errors.js";
 import { sideStatement } from "./question.js";
+import {
+  type PreviewCounts,
+  type PreviewTriple,
+  type TestSummary,
+  testSummary,
+  zeroCounts,
+} from "./reply.js";
 import { type ChangeSource, countStatement, type PageAfter, pageStatement } from "./sql.js";
 import {
   type PreviewPosition,
@@ -17,28 +23,9 @@ import {
   tokenSecret,
   writePageToken,
 } from "./token.js";
-import {
-  contextIds,
-  declaredActions,
-  entityPlaces,
-  type PreviewEntry,
-  previewEntries,
-} from "./universe.js";
+import { contextIds, entityPlaces, type PreviewEntry, previewEntries } from "./universe.js";
 
-export interface PreviewTriple {
-  readonly actor: { readonly type: string; readonly id: string };
-  readonly action: string;
-  readonly resource: { readonly type: string; readonly id: string };
-}
-
-/** Changed triples per resource type, then permission. */
-export type PreviewCounts = Record<string, Record<string, { gained: number; lost: number }>>;
-
-/** The names of a policy's `test` blocks that pass and that fail. */
-export interface TestSummary {
-  readonly passed: readonly string[];
-  readonly failed: readonly string[];
-}
+export type { PreviewCounts, PreviewTriple, TestSummary };
 
 /** A page of a preview: the HTTP reply's shape (docs/policy-preview.md). */
 export interface PreviewPage {
@@ -225,16 +212,6 @@ function universeOf(store: PreviewStore, type: string, contextFacts: readonly Gr
   };
 }
 
-function zeroCounts(entries: readonly PreviewEntry[]): PreviewCounts {
-  const counts: PreviewCounts = {};
-  for (const [resourceType, actions] of declaredActions(entries)) {
-    counts[resourceType] = Object.fromEntries(
-      actions.map((action) => [action, { gained: 0, lost: 0 }]),
-    );
-  }
-  return counts;
-}
-
 async function runCount(db: SqlExecutor, source: ChangeSource, cap: number): Promise<number> {
   const { sql, params } = countStatement(db.engine, source, cap);
   const [row] = await db.query<{ n: number | string | bigint }>(sql, params);
@@ -256,13 +233,5 @@ function tripleOf(entry: PreviewEntry, row: { a: string; r: string }): PreviewTr
     actor: { type: entry.actorType, id: String(row.a) },
     action: entry.action,
     resource: { type: entry.resourceType, id: String(row.r) },
-  };
-}
-
-function testSummary(program: Program, now?: () => bigint): TestSummary {
-  const report = runTests(program, now ? { now } : {});
-  return {
-    passed: report.tests.filter((test) => test.passed).map((test) => test.name),
-    failed: report.tests.filter((test) => !test.passed).map((test) => test.name),
   };
 }
