@@ -15,7 +15,13 @@ import {
   testSummary,
   zeroCounts,
 } from "./reply.js";
-import { type ChangeSource, countStatement, type PageAfter, pageStatement } from "./sql.js";
+import {
+  type Change,
+  type EntryReading,
+  type EntrySource,
+  entryStatement,
+  type PageAfter,
+} from "./sql.js";
 import {
   type PreviewPosition,
   previewHash,
@@ -103,38 +109,46 @@ export async function previewPolicyChange(
   const sides = withBudget(budget, () => compileSides(store, request, entries, contextFacts));
   const counts = zeroCounts(entries);
   const page: { part: number; triple: PreviewTriple }[] = [];
+  const filled = { gained: 0, lost: 0 };
   let counted = 0;
-  for (let part = 0; part < entries.length * 2; part++) {
-    const lost = part >= entries.length;
-    const index = part % entries.length;
-    const entry = entries[index]!;
+  for (const [index, entry] of entries.entries()) {
     const [active, candidate] = sides[index]!;
     if (active === candidate) continue;
-    const source: ChangeSource = {
+    const parts = { gained: index, lost: entries.length + index };
+    const pages: EntryReading["pages"] = {};
+    for (const change of ["gained", "lost"] as const) {
+      const part = parts[change];
+      if (part < startPart || filled[change] > pageSize) continue;
+      const after = start && part === startPart ? positionAfter(start) : null;
+      pages[change] = { after, limit: pageSize + 1 };
+    }
+    const source: EntrySource = {
       actors: universeOf(store, entry.actorType, contextFacts),
       resources: universeOf(store, entry.resourceType, contextFacts),
-      plus: lost ? active : candidate,
-      minus: lost ? candidate : active,
+      active,
+      candidate,
     };
-    const cap = limits.rows - counted + 1;
-    const found = await runCount(store.db, source, cap);
-    counted += found;
+    const rows = await runEntry(store.db, source, { cap: limits.rows - counted + 1, pages });
+    checkDeadline(deadline, limits.timeMs);
+    const tally = counts[entry.resourceType]![entry.action]!;
+    for (const row of rows) {
+      if (row.a === null) {
+        tally[row.change] += Number(row.n);
+        counted += Number(row.n);
+        continue;
+      }
+      page.push({ part: parts[row.change], triple: tripleOf(entry, row) });
+      filled[row.change]++;
+    }
     if (counted > limits.rows) {
       throw new PreviewError(
         "rows-limit",
         `the change affects more than ${limits.rows} triples: over the limit of ${limits.rows} rows of a preview (raise it with the \`limits.rows\` option)`,
       );
     }
-    checkDeadline(deadline, limits.timeMs);
-    const tally = counts[entry.resourceType]![entry.action]!;
-    if (lost) tally.lost += found;
-    else tally.gained += found;
-    if (found === 0 || part < startPart || page.length > pageSize) continue;
-    const after = start && part === startPart ? positionAfter(start) : null;
-    const rows = await runPage(store.db, source, after, pageSize + 1 - page.length);
-    for (const row of rows) page.push({ part, triple: tripleOf(entry, row) });
-    checkDeadline(deadline, limits.timeMs);
   }
+  // Each entry's rows are in order; parts in page order (gained first, then entry order).
+  page.sort((x, y) => x.part - y.part);
   const tests = withBudget(budget, () => ({
     active: testSummary(request.active, request.now),
     candidate: testSummary(request.candidate, request.now),
@@ -212,23 +226,23 @@ function universeOf(store: PreviewStore, type: string, contextFacts: readonly Gr
   };
 }
 
-async function runCount(db: SqlExecutor, source: ChangeSource, cap: number): Promise<number> {
-  const { sql, params } = countStatement(db.engine, source, cap);
-  const [row] = await db.query<{ n: number | string | bigint }>(sql, params);
-  return Number(row?.n ?? 0);
+interface EntryRow {
+  readonly change: Change;
+  readonly a: string | null;
+  readonly r: string | null;
+  readonly n: number | string | bigint | null;
 }
 
-async function runPage(
+async function runEntry(
   db: SqlExecutor,
-  source: ChangeSource,
-  after: PageAfter | null,
-  limit: number,
-): Promise<{ a: string; r: string }[]> {
-  const { sql, params } = pageStatement(db.engine, source, after, limit);
-  return db.query<{ a: string; r: string }>(sql, params);
+  source: EntrySource,
+  reading: EntryReading,
+): Promise<EntryRow[]> {
+  const { sql, params } = entryStatement(db.engine, source, reading);
+  return db.query<EntryRow>(sql, params);
 }
 
-function tripleOf(entry: PreviewEntry, row: { a: string; r: string }): PreviewTriple {
+function tripleOf(entry: PreviewEntry, row: EntryRow): PreviewTriple {
   return {
     actor: { type: entry.actorType, id: String(row.a) },
     action: entry.action,

@@ -1,11 +1,11 @@
 /**
- * The statements of a preview, one (entry, change) at a time. Each side's `allow` for the entry
+ * The statement of a preview, one per (actor type, permission, resource type). Each side's `allow` for the entry
  * is a statement the compiler printed (`select c0, c1`: actor and resource, null where the rule
  * holds for every value); this module writes the fixed text around them, like the fixpoint's
  * bookkeeping (src/fixpoint/tables.ts): table names are the store's constants, every value is
  * a parameter, and the inner statements are the printer's output.
  *
- * The change "allowed under `plus`, not under `minus`" is computed without expanding rules
+ * A change, "allowed under `plus`, not under `minus`", is computed without expanding rules
  * that hold for any actor or resource where both sides have them: the candidates of `plus` are
  * split into four disjoint families (any pair, any actor, any resource, one pair) and each is
  * filtered by the families of `minus` with anti-joins, then by the universe.
@@ -29,13 +29,25 @@ export interface UniverseSource {
   readonly contextIds: readonly string[];
 }
 
-/** One (entry, change): rows allowed by the `plus` statement and not by the `minus` one. */
-export interface ChangeSource {
+/** One entry: its universes and each policy's statement. */
+export interface EntrySource {
   readonly actors: UniverseSource;
   readonly resources: UniverseSource;
   /** Printed with literals, output columns `c0` (actor) and `c1` (resource); null: no rows. */
-  readonly plus: string | null;
-  readonly minus: string | null;
+  readonly active: string | null;
+  readonly candidate: string | null;
+}
+
+export type Change = "gained" | "lost";
+
+/** What one entry's statement reads: both counts, and the rows of the changes a page needs. */
+export interface EntryReading {
+  /** Counts stop at this many rows (a count of `cap` means "at least"). */
+  readonly cap: number;
+  /** Per change: the rows after `after` (null: from the first), `limit` at most. */
+  readonly pages: Partial<
+    Record<Change, { readonly after: PageAfter | null; readonly limit: number }>
+  >;
 }
 
 /** Where a page starts: after this (resource id, actor id). */
@@ -94,78 +106,78 @@ function absent(engine: Engine, value: string, side: string, family: Family): st
 
 const ANY_PAIR = "c0 is null and c1 is null";
 
-/** The WITH clause whose `pv_change(a, r)` holds the change's rows. */
-function changeClause(engine: Engine, source: ChangeSource, params: Parameters): string {
-  const actors = universe(source.actors, params);
-  const resources = universe(source.resources, params);
-  const noPlusPair = `not exists (select 1 from pv_plus where ${ANY_PAIR})`;
-  return `with
- pv_ua(id) as (${actors}),
- pv_ur(id) as (${resources}),
- pv_plus(c0, c1) as materialized (${source.plus ?? EMPTY_PAIRS}),
- pv_minus(c0, c1) as materialized (${source.minus ?? EMPTY_PAIRS}),
- pv_candidate(a, r) as (
+/** The CTE `pv_<change>(a, r)`: rows of `plus` (a side's CTE) that `minus` does not allow. */
+function changeCte(engine: Engine, change: Change, plus: string, minus: string): string {
+  const noPlusPair = `not exists (select 1 from ${plus} where ${ANY_PAIR})`;
+  return ` pv_${change}_candidate(a, r) as (
   select ua.id, ur.id
-   from (select 1 as one from pv_plus where ${ANY_PAIR} limit 1) as w
+   from (select 1 as one from ${plus} where ${ANY_PAIR} limit 1) as w
    cross join pv_ua as ua cross join pv_ur as ur
   union all
-  select ua.id, p.c1 from pv_plus as p cross join pv_ua as ua
+  select ua.id, p.c1 from ${plus} as p cross join pv_ua as ua
    where p.c0 is null and p.c1 is not null and ${noPlusPair}
   union all
-  select p.c0, ur.id from pv_plus as p cross join pv_ur as ur
+  select p.c0, ur.id from ${plus} as p cross join pv_ur as ur
    where p.c0 is not null and p.c1 is null and ${noPlusPair}
-    and ${absent(engine, "ur.id", "pv_plus", "any-actor")}
+    and ${absent(engine, "ur.id", plus, "any-actor")}
   union all
-  select p.c0, p.c1 from pv_plus as p
+  select p.c0, p.c1 from ${plus} as p
    where p.c0 is not null and p.c1 is not null and ${noPlusPair}
-    and ${absent(engine, "p.c1", "pv_plus", "any-actor")}
-    and ${absent(engine, "p.c0", "pv_plus", "any-resource")}
+    and ${absent(engine, "p.c1", plus, "any-actor")}
+    and ${absent(engine, "p.c0", plus, "any-resource")}
  ),
- pv_change(a, r) as (
-  select d.a, d.r from pv_candidate as d
+ pv_${change}(a, r) as (
+  select d.a, d.r from pv_${change}_candidate as d
    where d.a in (select id from pv_ua) and d.r in (select id from pv_ur)
-    and not exists (select 1 from pv_minus where ${ANY_PAIR})
-    and ${absent(engine, "d.r", "pv_minus", "any-actor")}
-    and ${absent(engine, "d.a", "pv_minus", "any-resource")}
+    and not exists (select 1 from ${minus} where ${ANY_PAIR})
+    and ${absent(engine, "d.r", minus, "any-actor")}
+    and ${absent(engine, "d.a", minus, "any-resource")}
   except
-  select c0, c1 from pv_minus where c0 is not null and c1 is not null
- )
-`;
+  select c0, c1 from ${minus} where c0 is not null and c1 is not null
+ )`;
 }
 
 /**
- * How many rows the change has, counting at most `cap` (a count of `cap` means "at least").
+ * The entry's statement: rows `(change, a, r, n)`, first each change's count in `n` (with
+ * null `a` and `r`), then the page rows each change was asked for, by resource id then actor
+ * id (code points). Each policy's statement runs once.
  *
- *   countStatement("sqlite", source, 1_000_001) // { sql: "with … select count(*) as n …", params }
+ *   entryStatement("sqlite", source, { cap: 1_000_001, pages: { gained: { after: null, limit: 101 } } })
  */
-export function countStatement(
+export function entryStatement(
   engine: Engine,
-  source: ChangeSource,
-  cap: number,
+  source: EntrySource,
+  reading: EntryReading,
 ): PreviewStatement {
   const params = new Parameters(engine);
-  const clause = changeClause(engine, source, params);
-  const sql = `${clause}select count(*) as n from (select 1 as one from pv_change limit ${params.integer(cap)}) as capped`;
-  return { sql, params: params.values };
-}
-
-/** The change's rows after `after`, by resource id then actor id (code points), `limit` at most. */
-export function pageStatement(
-  engine: Engine,
-  source: ChangeSource,
-  after: PageAfter | null,
-  limit: number,
-): PreviewStatement {
-  const params = new Parameters(engine);
-  const clause = changeClause(engine, source, params);
+  const clause = `with
+ pv_ua(id) as (${universe(source.actors, params)}),
+ pv_ur(id) as (${universe(source.resources, params)}),
+ pv_before(c0, c1) as materialized (${source.active ?? EMPTY_PAIRS}),
+ pv_after(c0, c1) as materialized (${source.candidate ?? EMPTY_PAIRS}),
+${changeCte(engine, "gained", "pv_after", "pv_before")},
+${changeCte(engine, "lost", "pv_before", "pv_after")}
+`;
   const ordered = (column: string) => (engine === "sqlite" ? column : `${column} collate "C"`);
-  let where = "";
-  if (after) {
-    const resource = params.text(after.resource);
-    const sameResource = params.text(after.resource);
-    const actor = params.text(after.actor);
-    where = ` where ${ordered("r")} > ${resource} or (r = ${sameResource} and ${ordered("a")} > ${actor})`;
+  const parts = (["gained", "lost"] as const).map(
+    (change) =>
+      `select ${params.text(change)} as change, cast(null as text) as a, cast(null as text) as r, (select count(*) from (select 1 as one from pv_${change} limit ${params.integer(reading.cap)}) as capped) as n`,
+  );
+  for (const change of ["gained", "lost"] as const) {
+    const page = reading.pages[change];
+    if (!page) continue;
+    // Placeholders in the order of the text: SQLite's `?` are positional.
+    const label = params.text(change);
+    let where = "";
+    if (page.after) {
+      const resource = params.text(page.after.resource);
+      const sameResource = params.text(page.after.resource);
+      const actor = params.text(page.after.actor);
+      where = ` where ${ordered("r")} > ${resource} or (r = ${sameResource} and ${ordered("a")} > ${actor})`;
+    }
+    parts.push(
+      `select * from (select ${label} as change, a, r, cast(null as bigint) as n from pv_${change}${where} order by ${ordered("r")}, ${ordered("a")} limit ${params.integer(page.limit)}) as page_${change}`,
+    );
   }
-  const sql = `${clause}select a, r from pv_change${where} order by ${ordered("r")}, ${ordered("a")} limit ${params.integer(limit)}`;
-  return { sql, params: params.values };
+  return { sql: `${clause}${parts.join("\nunion all\n")}`, params: params.values };
 }
