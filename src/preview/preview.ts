@@ -1,3 +1,10 @@
+/**
+ * Who gains and who loses which access if the candidate policy replaced the active one, over
+ * the facts of a store (docs/policy-preview.md). Each side's `allow` is compiled per
+ * (actor type, permission, resource type) as one set question (src/preview/question.ts), and
+ * the difference runs in the store, one statement per such entry (src/preview/sql.ts); entries
+ * whose two statements print the same text cannot differ and are skipped.
+ */
 import type { Program } from "../check/program.js";
 import { type WorkBudget, withBudget } from "../core/budget.js";
 import type { GroundFact } from "../core/value.js";

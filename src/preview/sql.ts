@@ -1,14 +1,15 @@
 /**
- * The statement of a preview, one per (actor type, permission, resource type). Each side's `allow` for the entry
- * is a statement the compiler printed (`select c0, c1`: actor and resource, null where the rule
- * holds for every value); this module writes the fixed text around them, like the fixpoint's
- * bookkeeping (src/fixpoint/tables.ts): table names are the store's constants, every value is
- * a parameter, and the inner statements are the printer's output.
+ * The statement of a preview, one per (actor type, permission, resource type). Each policy's
+ * `allow` for the entry is a statement the compiler printed (`select c0, c1`: actor and
+ * resource, null where a rule holds for every value); this module writes the fixed text around
+ * them, like the fixpoint's bookkeeping (src/fixpoint/tables.ts): table names are the store's
+ * constants, every value is a parameter, and the inner statements are the printer's output.
  *
  * A change, "allowed under `plus`, not under `minus`", is computed without expanding rules
  * that hold for any actor or resource where both sides have them: the candidates of `plus` are
- * split into four disjoint families (any pair, any actor, any resource, one pair) and each is
- * filtered by the families of `minus` with anti-joins, then by the universe.
+ * split into four disjoint families (any pair, any actor, any resource, one pair), each is
+ * filtered by the families of `minus` with anti-joins, then by the entities of the facts, and
+ * the pairs `minus` names are taken away with EXCEPT.
  */
 import type { SqlExecutor } from "../store/executor.js";
 import { FACT_TABLE } from "../store/schema.js";
