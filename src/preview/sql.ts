@@ -85,6 +85,25 @@ function universe(source: UniverseSource, params: Parameters): string {
   return parts.length === 0 ? EMPTY_IDS : parts.join("\n   union ");
 }
 
+/**
+ * Whether `value` is an entity of the universe: probes of the fact table's position indexes
+ * (only the changed pairs are probed, where building the universe reads every fact of its
+ * places), or the universe's table when a place has no index (positions past 2).
+ */
+function member(value: string, source: UniverseSource, table: string, params: Parameters) {
+  if (source.places.some((place) => place.position > 2)) {
+    return `${value} in (select id from ${table})`;
+  }
+  const tests = source.places.map(
+    ({ predicate, arity, position }) =>
+      `exists (select 1 from ${FACT_TABLE} where predicate = ${params.text(predicate)} and arity = ${params.integer(arity)} and i${position} = ${value} and t${position} = ${params.text(source.type)})`,
+  );
+  if (source.contextIds.length > 0) {
+    tests.push(`${value} in (${source.contextIds.map((id) => params.text(id)).join(", ")})`);
+  }
+  return tests.length === 0 ? "1 = 0" : `(${tests.join("\n    or ")})`;
+}
+
 /** The rows of a side that hold for every actor (`c1`: the resource) or every resource (`c0`). */
 type Family = "any-actor" | "any-resource";
 
@@ -108,7 +127,13 @@ function absent(engine: Engine, value: string, side: string, family: Family): st
 const ANY_PAIR = "c0 is null and c1 is null";
 
 /** The CTE `pv_<change>(a, r)`: rows of `plus` (a side's CTE) that `minus` does not allow. */
-function changeCte(engine: Engine, change: Change, plus: string, minus: string): string {
+function changeCte(
+  engine: Engine,
+  change: Change,
+  [plus, minus]: readonly [string, string],
+  source: EntrySource,
+  params: Parameters,
+): string {
   const noPlusPair = `not exists (select 1 from ${plus} where ${ANY_PAIR})`;
   return ` pv_${change}_candidate(a, r) as (
   select ua.id, ur.id
@@ -128,13 +153,16 @@ function changeCte(engine: Engine, change: Change, plus: string, minus: string):
     and ${absent(engine, "p.c0", plus, "any-resource")}
  ),
  pv_${change}(a, r) as (
-  select d.a, d.r from pv_${change}_candidate as d
-   where d.a in (select id from pv_ua) and d.r in (select id from pv_ur)
-    and not exists (select 1 from ${minus} where ${ANY_PAIR})
-    and ${absent(engine, "d.r", minus, "any-actor")}
-    and ${absent(engine, "d.a", minus, "any-resource")}
-  except
-  select c0, c1 from ${minus} where c0 is not null and c1 is not null
+  select x.a, x.r from (
+   select d.a, d.r from pv_${change}_candidate as d
+    where not exists (select 1 from ${minus} where ${ANY_PAIR})
+     and ${absent(engine, "d.r", minus, "any-actor")}
+     and ${absent(engine, "d.a", minus, "any-resource")}
+   except
+   select c0, c1 from ${minus} where c0 is not null and c1 is not null
+  ) as x
+  where ${member("x.a", source.actors, "pv_ua", params)}
+   and ${member("x.r", source.resources, "pv_ur", params)}
  )`;
 }
 
@@ -156,8 +184,8 @@ export function entryStatement(
  pv_ur(id) as (${universe(source.resources, params)}),
  pv_before(c0, c1) as materialized (${source.active ?? EMPTY_PAIRS}),
  pv_after(c0, c1) as materialized (${source.candidate ?? EMPTY_PAIRS}),
-${changeCte(engine, "gained", "pv_after", "pv_before")},
-${changeCte(engine, "lost", "pv_before", "pv_after")}
+${changeCte(engine, "gained", ["pv_after", "pv_before"], source, params)},
+${changeCte(engine, "lost", ["pv_before", "pv_after"], source, params)}
 `;
   const ordered = (column: string) => (engine === "sqlite" ? column : `${column} collate "C"`);
   const parts = (["gained", "lost"] as const).map(
