@@ -104,29 +104,31 @@ function member(value: string, source: UniverseSource, table: string, params: Pa
   return tests.length === 0 ? "1 = 0" : `(${tests.join("\n    or ")})`;
 }
 
-/** The rows of a side that hold for every actor (`c1`: the resource) or every resource (`c0`). */
-type Family = "any-actor" | "any-resource";
-
-function familyFilter(family: Family, alias: string): string {
-  return family === "any-actor"
-    ? `${alias}c0 is null and ${alias}c1 is not null`
-    : `${alias}c0 is not null and ${alias}c1 is null`;
+/**
+ * A side's rows by family, each its own small table: rows that hold for any pair
+ * (`<side>_any_pair`, one row at most), for any actor (`<side>_any_actor(r)`), for any resource
+ * (`<side>_any_resource(a)`), and single pairs (`<side>_pair(a, r)`). Joins then read the
+ * wildcard rows from tables of their own: PostgreSQL rescanned the whole side for each entity
+ * when the families were filters of one table.
+ */
+function familyCtes(side: string): string {
+  return ` ${side}_any_pair(one) as materialized (select 1 from ${side} where c0 is null and c1 is null limit 1),
+ ${side}_any_actor(r) as materialized (select c1 from ${side} where c0 is null and c1 is not null),
+ ${side}_any_resource(a) as materialized (select c0 from ${side} where c0 is not null and c1 is null),
+ ${side}_pair(a, r) as (select c0, c1 from ${side} where c0 is not null and c1 is not null)`;
 }
 
 /**
- * `value` is in none of `side`'s rows of `family`: `not in` on SQLite (an index on the
- * subquery's rows), an anti-join on PostgreSQL (`not in` over many rows is a scan per row).
+ * `value` is not in `table`'s `column`: `not in` on SQLite (an index on the subquery's rows),
+ * an anti-join on PostgreSQL (`not in` over many rows is a scan per row).
  */
-function absent(engine: Engine, value: string, side: string, family: Family): string {
-  const column = family === "any-actor" ? "c1" : "c0";
+function absent(engine: Engine, value: string, table: string, column: "a" | "r"): string {
   return engine === "sqlite"
-    ? `${value} not in (select ${column} from ${side} where ${familyFilter(family, "")})`
-    : `not exists (select 1 from ${side} as m where ${familyFilter(family, "m.")} and m.${column} = ${value})`;
+    ? `${value} not in (select ${column} from ${table})`
+    : `not exists (select 1 from ${table} as m where m.${column} = ${value})`;
 }
 
-const ANY_PAIR = "c0 is null and c1 is null";
-
-/** The CTE `pv_<change>(a, r)`: rows of `plus` (a side's CTE) that `minus` does not allow. */
+/** The CTE `pv_<change>(a, r)`: pairs `plus` (a side's CTE) allows and `minus` does not. */
 function changeCte(
   engine: Engine,
   change: Change,
@@ -134,32 +136,28 @@ function changeCte(
   source: EntrySource,
   params: Parameters,
 ): string {
-  const noPlusPair = `not exists (select 1 from ${plus} where ${ANY_PAIR})`;
+  const noPlusPair = `not exists (select 1 from ${plus}_any_pair)`;
   return ` pv_${change}_candidate(a, r) as (
-  select ua.id, ur.id
-   from (select 1 as one from ${plus} where ${ANY_PAIR} limit 1) as w
-   cross join pv_ua as ua cross join pv_ur as ur
+  select ua.id, ur.id from ${plus}_any_pair as w cross join pv_ua as ua cross join pv_ur as ur
   union all
-  select ua.id, p.c1 from ${plus} as p cross join pv_ua as ua
-   where p.c0 is null and p.c1 is not null and ${noPlusPair}
+  select ua.id, p.r from ${plus}_any_actor as p cross join pv_ua as ua where ${noPlusPair}
   union all
-  select p.c0, ur.id from ${plus} as p cross join pv_ur as ur
-   where p.c0 is not null and p.c1 is null and ${noPlusPair}
-    and ${absent(engine, "ur.id", plus, "any-actor")}
+  select p.a, ur.id from ${plus}_any_resource as p cross join pv_ur as ur
+   where ${noPlusPair} and ${absent(engine, "ur.id", `${plus}_any_actor`, "r")}
   union all
-  select p.c0, p.c1 from ${plus} as p
-   where p.c0 is not null and p.c1 is not null and ${noPlusPair}
-    and ${absent(engine, "p.c1", plus, "any-actor")}
-    and ${absent(engine, "p.c0", plus, "any-resource")}
+  select p.a, p.r from ${plus}_pair as p
+   where ${noPlusPair}
+    and ${absent(engine, "p.r", `${plus}_any_actor`, "r")}
+    and ${absent(engine, "p.a", `${plus}_any_resource`, "a")}
  ),
  pv_${change}(a, r) as (
   select x.a, x.r from (
    select d.a, d.r from pv_${change}_candidate as d
-    where not exists (select 1 from ${minus} where ${ANY_PAIR})
-     and ${absent(engine, "d.r", minus, "any-actor")}
-     and ${absent(engine, "d.a", minus, "any-resource")}
+    where not exists (select 1 from ${minus}_any_pair)
+     and ${absent(engine, "d.r", `${minus}_any_actor`, "r")}
+     and ${absent(engine, "d.a", `${minus}_any_resource`, "a")}
    except
-   select c0, c1 from ${minus} where c0 is not null and c1 is not null
+   select a, r from ${minus}_pair
   ) as x
   where ${member("x.a", source.actors, "pv_ua", params)}
    and ${member("x.r", source.resources, "pv_ur", params)}
@@ -184,6 +182,8 @@ export function entryStatement(
  pv_ur(id) as (${universe(source.resources, params)}),
  pv_before(c0, c1) as materialized (${source.active ?? EMPTY_PAIRS}),
  pv_after(c0, c1) as materialized (${source.candidate ?? EMPTY_PAIRS}),
+${familyCtes("pv_before")},
+${familyCtes("pv_after")},
 ${changeCte(engine, "gained", ["pv_after", "pv_before"], source, params)},
 ${changeCte(engine, "lost", ["pv_before", "pv_after"], source, params)}
 `;
