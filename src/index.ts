@@ -85,6 +85,7 @@ export type { PolicyFile } from "./polar/ast.js";
 export { type ParseResult, parsePolicy } from "./polar/parse.js";
 export { describeParseProblem, type ParseProblem } from "./polar/problems.js";
 export { PreviewError, type PreviewErrorCode } from "./preview/errors.js";
+export { type EvaluatedPreview, previewByEvaluation } from "./preview/evaluated.js";
 export {
   DEFAULT_PREVIEW_LIMITS,
   type PreviewCounts,
