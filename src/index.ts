@@ -82,6 +82,20 @@ export {
 export type { PolicyFile } from "./polar/ast.js";
 export { type ParseResult, parsePolicy } from "./polar/parse.js";
 export { describeParseProblem, type ParseProblem } from "./polar/problems.js";
+export { PreviewError, type PreviewErrorCode } from "./preview/errors.js";
+export { type EvaluatedPreview, previewByEvaluation } from "./preview/evaluated.js";
+export {
+  DEFAULT_PREVIEW_LIMITS,
+  type PreviewCounts,
+  type PreviewLimits,
+  type PreviewPage,
+  type PreviewRequest,
+  type PreviewStore,
+  type PreviewTriple,
+  previewPolicyChange,
+  type TestSummary,
+} from "./preview/preview.js";
+export { previewStoreOf } from "./preview/store-view.js";
 export { compiledQuery } from "./print/compose.js";
 export { DIALECT_NAMES, type DialectName } from "./print/registry.js";
 // Central engine and service

@@ -58,6 +58,7 @@ function fakeServer(
     },
     getPolicy: () => Promise.resolve(null),
     pushPolicy: () => Promise.reject(new Error("unused")),
+    previewPolicy: () => Promise.reject(new Error("unused")),
   };
   return { client, stored: () => new Set(stored.keys()) };
 }

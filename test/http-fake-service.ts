@@ -68,6 +68,7 @@ export function fakeService(): FakeService {
     actionsQuery: record("actionsQuery", (body) => react("actionsQuery", body)),
     listQuery: record("listQuery", (body) => react("listQuery", body)),
     evaluateQueryLocal: record("evaluateQueryLocal", (body) => react("evaluateQueryLocal", body)),
+    previewPolicy: record("previewPolicy", (body) => react("previewPolicy", body)),
     insertFact: record("insertFact", (body) =>
       react("insertFact", body, { dataVersion: ++version }),
     ),

@@ -180,6 +180,7 @@ resource Org { roles = ["member"]; permissions = ["read"]; "read" if "member"; }
       },
     ],
     ["POST", "/explain", { ...question, resource_id: "acme" }],
+    ["POST", "/policy/preview", { src: policy.replace('"read" if "member";', ""), page_size: 1 }],
     // The 1.x routes.
     ["POST", "/facts", carol],
     ["DELETE", "/facts", carol],

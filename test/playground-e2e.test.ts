@@ -10,9 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkPolicySource, readFacts } from "../playground/src/engine.js";
 import { EXAMPLES } from "../playground/src/examples.js";
 import { buildPlayground } from "../src/cli/playground-build.js";
 import { runPlaygroundCommand } from "../src/cli/playground-command.js";
+import { previewByEvaluation } from "../src/preview/evaluated.js";
+import type { PreviewTriple } from "../src/preview/reply.js";
 import { DIALECT_NAMES } from "../src/print/registry.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -351,6 +354,39 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
     await expect.poll(() => page.locator("#status").textContent()).toContain("cannot be read");
     await expect.poll(() => byId("answer").textContent()).toBe("allowed");
     expect(await byId("question-actor").inputValue()).toBe("User:bob");
+  });
+
+  it("compares with a second policy: who gains and who loses, as the library says", async () => {
+    await replacePolicy(QUICKSTART.policy);
+    await byId("facts-editor").fill(QUICKSTART.facts);
+    await byId("compare-details").locator("summary").click();
+    await expect.poll(() => byId("compare-editor").inputValue()).toBe(QUICKSTART.policy);
+    const next = QUICKSTART.policy.replace('"push" if "maintainer";', '"push" if "reader";');
+    await byId("compare-editor").fill(next);
+    await byId("compare").click();
+    const active = checkPolicySource(QUICKSTART.policy).program!;
+    const candidate = checkPolicySource(next).program!;
+    const expected = previewByEvaluation(
+      active,
+      candidate,
+      readFacts(QUICKSTART.facts, active).facts,
+    );
+    const text = (t: PreviewTriple) =>
+      `${t.actor.type}:${t.actor.id} ${t.action} ${t.resource.type}:${t.resource.id}`;
+    expect(expected.gained.length).toBeGreaterThan(0);
+    const gained = byId("compare-results").locator('li[data-change="gained"]');
+    await expect.poll(() => gained.count()).toBe(expected.gained.length);
+    const shown = await gained.evaluateAll((items) => items.map((i) => i.dataset.triple));
+    expect(shown).toEqual(expected.gained.map(text));
+    expect(await byId("compare-summary").textContent()).toMatch(
+      new RegExp(`^${expected.gained.length} gained, ${expected.lost.length} lost`),
+    );
+    await byId("compare-editor").fill(
+      `${next}\nresource Oops { permissions = ["x"]; "x" if "y"; }`,
+    );
+    await byId("compare").click();
+    expect(await byId("compare-summary").textContent()).toContain("the second policy has errors");
+    await shot("compare");
   });
 
   it("logged no console errors and requested nothing outside its origin", () => {

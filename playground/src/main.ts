@@ -4,6 +4,7 @@
  * has a `data-testid` (see playground/static/index.html).
  */
 import type { EditorView } from "@codemirror/view";
+import { setupCompare } from "./compare.js";
 import { moveCursor, policyEditor, setEditorText } from "./editor.js";
 import {
   type Answer,
@@ -418,6 +419,14 @@ async function start(): Promise<void> {
   });
   ui.runSql.addEventListener("click", () => void runSql());
   ui.runTests.addEventListener("click", runTests);
+  setupCompare({
+    policyText: () => editor.state.doc.toString(),
+    program: () => {
+      flushRecheck();
+      return policy.program;
+    },
+    facts: () => facts.facts,
+  });
   ui.example.addEventListener("change", () => {
     const example = EXAMPLES.find((e) => e.name === ui.example.value);
     if (!example) return;

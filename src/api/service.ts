@@ -45,6 +45,8 @@ export interface PolarService {
   actionsQuery(body: unknown): Promise<Reply>;
   listQuery(body: unknown): Promise<Reply>;
   evaluateQueryLocal(body: unknown): Promise<Reply>;
+  /** `POST /policy/preview`: who gains and who loses access under a candidate policy. */
+  previewPolicy(body: unknown): Promise<Reply>;
   // The routes of the 1.x clients (src/service/compat.ts).
   /** `POST /facts`: inserts one fact; the reply is the stored fact. */
   insertFact(body: unknown): Promise<Reply>;

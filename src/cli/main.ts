@@ -15,6 +15,7 @@ policies:
   test <files...>         run the policy's test blocks against the reference evaluator
   sql <question>          compile one local question to SQL and print it
   explain                 why a question is allowed or denied, as a proof tree
+  preview                 who gains and who loses access under a new policy
   bindings <check|init>   check data bindings (against the database with --database-url),
                           or draft them from the database catalog
 
@@ -99,6 +100,10 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   policy: async () => {
     const { POLICY_SPEC, runPolicyCommand } = await import("./policy-command.js");
     return { spec: POLICY_SPEC, run: runPolicyCommand };
+  },
+  preview: async () => {
+    const { PREVIEW_SPEC, runPreviewCommand } = await import("./preview-command.js");
+    return { spec: PREVIEW_SPEC, run: runPreviewCommand };
   },
 };
 

@@ -56,6 +56,36 @@ export interface PolarClient {
   getPolicy(): Promise<StoredPolicy | null>;
   /** Stores a policy; returns the server's message (`policy updated`). */
   pushPolicy(src: string, filename: string | null): Promise<string>;
+  /** One page of `POST /policy/preview` (docs/policy-preview.md); the reply as sent. */
+  previewPolicy(request: PreviewRequestBody): Promise<PreviewReplyBody>;
+}
+
+export interface PreviewRequestBody {
+  readonly src: string;
+  readonly filename: string | null;
+  readonly page_size?: number;
+  readonly page_token?: string;
+}
+
+export interface PreviewTripleBody {
+  readonly actor: TypedValue;
+  readonly action: string;
+  readonly resource: TypedValue;
+}
+
+export interface PreviewReplyBody {
+  readonly gained: readonly PreviewTripleBody[];
+  readonly lost: readonly PreviewTripleBody[];
+  readonly counts: Readonly<
+    Record<string, Readonly<Record<string, { gained: number; lost: number }>>>
+  >;
+  readonly tests: Readonly<
+    Record<
+      "active" | "candidate",
+      { readonly passed: readonly string[]; readonly failed: readonly string[] }
+    >
+  >;
+  readonly next_page_token?: string;
 }
 
 /**
@@ -187,5 +217,7 @@ export function createClient(options: ClientOptions): PolarClient {
       const reply = await call<{ message: string }>("POST", "/policy", { src, filename });
       return reply.message;
     },
+
+    previewPolicy: (request) => call<PreviewReplyBody>("POST", "/policy/preview", request),
   };
 }

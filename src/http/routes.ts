@@ -3,6 +3,8 @@
  * service function answers it (docs/http-api.md), and its entry in the OpenAPI document.
  * A route reads a JSON body exactly when its documentation declares one.
  */
+
+import { previewBodySchema, previewReplySchema } from "../api/preview.js";
 import {
   actionsReplySchema,
   allowedReplySchema,
@@ -116,6 +118,12 @@ export const ROUTES: readonly Route[] = [
       badRequest: policyErrorSchema,
     },
   ),
+  post("/policy/preview", (s, { body }) => s.previewPolicy(body), {
+    summary: "who would gain and who would lose which access under a candidate policy",
+    body: previewBodySchema,
+    reply: previewReplySchema,
+    badRequest: policyErrorSchema,
+  }),
   get("/policy_metadata", (s) => s.policyMetadata(), {
     summary: "roles, permissions and relations per declared type",
     reply: policyMetadataReplySchema,

@@ -9,6 +9,7 @@ import { explainStored } from "../api/explain.js";
 import type { Limits } from "../api/limits.js";
 import { resolveLimits } from "../api/limits.js";
 import type { LocalOptions } from "../api/local.js";
+import { previewReply } from "../api/preview.js";
 import { authorizeBodySchema } from "../api/schemas.js";
 import type { PolarService } from "../api/service.js";
 import { parseBody } from "../api/wire.js";
@@ -114,6 +115,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
         counts: () => countFacts(store.db),
       },
     ),
+    previewPolicy: (body) => previewReply({ store, limits, ...clock }, body),
     catchUp: (version) => store.catchUp(version),
     async close() {
       await ownPool?.close();
