@@ -5,8 +5,10 @@
  * the difference runs in the store, one statement per such entry (src/preview/sql.ts); entries
  * whose two statements print the same text cannot differ and are skipped.
  */
+
 import type { Program } from "../check/program.js";
 import { type WorkBudget, withBudget } from "../core/budget.js";
+import { DeadlineExceeded } from "../core/deadline.js";
 import type { GroundFact } from "../core/value.js";
 import { type CentralFacts, NO_CENTRAL_FACTS } from "../plan/resolve/central-facts.js";
 import type { Dialect } from "../print/dialect.js";
@@ -135,7 +137,12 @@ export async function previewPolicyChange(
       active,
       candidate,
     };
-    const rows = await runEntry(store.db, source, { cap: limits.rows - counted + 1, pages });
+    const reading = { cap: limits.rows - counted + 1, pages };
+    const rows = await runEntry(store.db, source, reading, deadline).catch((cause) => {
+      // The store stopped the statement at the deadline (src/core/deadline.ts).
+      if (cause instanceof DeadlineExceeded) checkDeadline(0, limits.timeMs);
+      throw cause;
+    });
     checkDeadline(deadline, limits.timeMs);
     const tally = counts[entry.resourceType]![entry.action]!;
     for (const row of rows) {
@@ -244,9 +251,10 @@ async function runEntry(
   db: SqlExecutor,
   source: EntrySource,
   reading: EntryReading,
+  deadline: number,
 ): Promise<EntryRow[]> {
   const { sql, params } = entryStatement(db.engine, source, reading);
-  return db.query<EntryRow>(sql, params);
+  return db.query<EntryRow>(sql, params, { deadline });
 }
 
 function tripleOf(entry: PreviewEntry, row: EntryRow): PreviewTriple {
