@@ -6,18 +6,22 @@
  * The answer is written as JSON here, within the `explainNodes` and `explainBytes` limits.
  */
 import { setImmediate } from "node:timers/promises";
-import type { PredicateKey, Program } from "../check/program.js";
-import { type GroundFact, isAbstractType, type Value } from "../core/value.js";
-import { abstractDenial, allowHolds, explainAllow } from "../evaluate/explain.js";
-import type { FactLayer } from "../evaluate/explain-context.js";
-import { ExplanationTooLarge, explanationJson, withJsonText } from "../evaluate/explain-json.js";
+import type { Program } from "../check/program.js";
+import type { GroundFact, Value } from "../core/value.js";
+import { abstractDenial } from "../evaluate/explain.js";
+import { explanationJson, withJsonText } from "../evaluate/explain-json.js";
 import type { Explanation } from "../evaluate/explain-node.js";
-import { indexFacts } from "../evaluate/facts.js";
-import { isWildcard, type Slot } from "../evaluate/slot.js";
-import type { FactLookupListener } from "../evaluate/tables.js";
 import type { SqlExecutor } from "../store/executor.js";
 import { type FactLookup, matchingFactsOfEach, relationClosure } from "../store/facts.js";
+import {
+  type ExplainEvaluator,
+  type ExplainRun,
+  type ExplainRunOutcome,
+  lookupKey,
+  performExplainRun,
+} from "./explain-run.js";
 import { DEFAULT_LIMITS, type Limits, limitError } from "./limits.js";
+import { ApiError } from "./service.js";
 
 /** A validated `/authorize` body (see `authorizeBodySchema`). */
 export interface ExplainRequest {
@@ -28,10 +32,12 @@ export interface ExplainRequest {
   readonly resource_id: string;
 }
 
-/** The clock, and the limits of an explanation's size (the defaults when not given). */
+/** The clock, the limits of an explanation's size (the defaults when not given), and where runs are made. */
 export interface ExplainSettings {
   readonly now?: () => bigint;
   readonly limits?: Pick<Limits, "explainNodes" | "explainBytes">;
+  /** Where each run of the evaluator is made; in this thread by default. */
+  readonly evaluate?: ExplainEvaluator;
 }
 
 /**
@@ -48,47 +54,52 @@ export async function explainStored(
   contextFacts: readonly GroundFact[],
   settings: ExplainSettings,
 ): Promise<Explanation> {
-  const explained = await explainQuestion(db, program, request, contextFacts, settings.now);
-  const limits = settings.limits ?? DEFAULT_LIMITS;
-  try {
-    const budget = { maxNodes: limits.explainNodes, maxBytes: limits.explainBytes };
-    return withJsonText(explained, explanationJson(explained, budget));
-  } catch (error) {
-    if (!(error instanceof ExplanationTooLarge)) throw error;
-    const name = error.bound === "maxNodes" ? "explainNodes" : "explainBytes";
-    throw limitError(name, error.value, "the explanation is too large");
-  }
-}
-
-async function explainQuestion(
-  db: SqlExecutor,
-  program: Program,
-  request: ExplainRequest,
-  contextFacts: readonly GroundFact[],
-  now: (() => bigint) | undefined,
-): Promise<Explanation> {
   const question = {
     actor: { type: request.actor_type, id: request.actor_id },
     action: request.action,
     resource: { type: request.resource_type, id: request.resource_id },
   };
   const denial = abstractDenial(question);
-  if (denial) return denial;
-  const context: FactLayer[] = contextFacts.length
-    ? [{ source: "context", facts: indexFacts(contextFacts) }]
-    : [];
+  if (denial) return withJsonText(denial, explanationJson(denial));
+  const limits = settings.limits ?? DEFAULT_LIMITS;
+  const evaluate =
+    settings.evaluate ?? ((run: ExplainRun) => Promise.resolve(performExplainRun(program, run)));
   const loaded = new LoadedFacts();
   // Relations chain (a document's folder, its parents, their organization) one level per run;
   // reading the chains from the question's values first saves a run per level.
   await loadChains(db, loaded, [question.resource, question.actor]);
-  const options = now ? { now } : {};
+  const base = {
+    question,
+    context: contextFacts,
+    now: settings.now ? settings.now().toString() : null,
+    budget: { maxNodes: limits.explainNodes, maxBytes: limits.explainBytes },
+  };
   // First only the answer, which reads most of what the tree needs, then the tree.
-  await untilComplete(db, program, loaded, (layers, onLookup) =>
-    allowHolds(program, [...layers, ...context], question, { ...options, onLookup }),
-  );
-  return untilComplete(db, program, loaded, (layers, onLookup) =>
-    explainAllow(program, [...layers, ...context], question, { ...options, onLookup }),
-  );
+  refuseIfRefused(await untilComplete(db, loaded, evaluate, { ...base, mode: "holds" }));
+  const outcome = await untilComplete(db, loaded, evaluate, { ...base, mode: "explain" });
+  refuseIfRefused(outcome);
+  switch (outcome.kind) {
+    case "explained":
+      // JSON.parse reads any depth; the text is what the reply sends.
+      return withJsonText(JSON.parse(outcome.json) as Explanation, outcome.json);
+    case "too-large": {
+      const name = outcome.bound === "maxNodes" ? "explainNodes" : "explainBytes";
+      throw limitError(name, outcome.value, "the explanation is too large");
+    }
+    case "holds":
+      throw new Error("internal: an explain run answered without its tree");
+    default: {
+      const _never: never = outcome;
+      return _never;
+    }
+  }
+}
+
+/** The evaluator's refusal of the question, as the 400 every stage's refusal is. */
+function refuseIfRefused(
+  outcome: ExplainRunOutcome,
+): asserts outcome is Exclude<ExplainRunOutcome, { kind: "refused" }> {
+  if (outcome.kind === "refused") throw new ApiError(400, outcome.message);
 }
 
 /** Values whose relations one closure reads; a longer chain takes another run per this many. */
@@ -149,12 +160,10 @@ class LoadedFacts {
     return found;
   }
 
-  index() {
-    return indexFacts(this.facts);
+  stored(): readonly GroundFact[] {
+    return this.facts;
   }
 }
-
-const lookupKey = (lookup: FactLookup) => JSON.stringify(lookup);
 
 function boundPositions(lookup: FactLookup): number[] {
   return (lookup.pattern ?? []).flatMap((value, i) => (value ? [i] : []));
@@ -181,36 +190,25 @@ function covers(done: FactLookup, wanted: FactLookup): boolean {
 }
 
 /**
- * Runs `work` over the stored facts loaded so far, loads the lookups it could not answer (in
- * one statement), and runs it again until it asks for nothing new.
+ * Runs the evaluator over the stored facts loaded so far, loads the lookups it could not
+ * answer (in one statement), and runs it again until it asks for nothing new.
  */
-async function untilComplete<T>(
+async function untilComplete(
   db: SqlExecutor,
-  program: Program,
   loaded: LoadedFacts,
-  work: (layers: readonly FactLayer[], onLookup: FactLookupListener) => T,
-): Promise<T> {
+  evaluate: ExplainEvaluator,
+  run: Omit<ExplainRun, "stored">,
+): Promise<ExplainRunOutcome> {
   for (;;) {
-    // Other requests go first between runs (SQLite's reads do not leave the event loop).
+    // Other requests go first between runs (a run in this thread holds the event loop).
     await setImmediate();
+    const result = await evaluate({ ...run, stored: loaded.stored() });
     const missing = new Map<string, FactLookup>();
-    const onLookup = (predicate: PredicateKey, pattern: readonly Slot[]) => {
-      const lookup = storeLookup(program, predicate, pattern);
+    for (const lookup of result.lookups) {
       const key = lookupKey(lookup);
       if (!missing.has(key) && !loaded.answers(lookup, key)) missing.set(key, lookup);
-    };
-    let result: { value: T } | undefined;
-    let failure: unknown;
-    try {
-      result = { value: work([{ source: "stored", facts: loaded.index() }], onLookup) };
-    } catch (error) {
-      // Over a part of the facts a question may fail where the whole would not: load and retry.
-      failure = error;
     }
-    if (missing.size === 0) {
-      if (result) return result.value;
-      throw failure;
-    }
+    if (missing.size === 0) return result.outcome;
     // A relation from a value: read the chains from there, a run per `MAX_CHAIN_VALUES`.
     const seeds = [...missing.values()].flatMap((lookup) => {
       const from = lookup.pattern?.[0];
@@ -223,27 +221,4 @@ async function untilComplete<T>(
       loaded.add(lookup, found[i]!);
     });
   }
-}
-
-/** The fact table read that covers a lookup: bound values, and a type where only one fits. */
-function storeLookup(program: Program, key: PredicateKey, pattern: readonly Slot[]): FactLookup {
-  return {
-    predicate: key.slice(0, key.lastIndexOf("/")),
-    arity: pattern.length,
-    pattern: pattern.map((slot) => (isWildcard(slot) ? null : slot)),
-    types: pattern.map((slot) =>
-      isWildcard(slot) && slot.types.length === 1 && exactType(program, slot.types[0]!)
-        ? slot.types[0]!
-        : null,
-    ),
-  };
-}
-
-/** No other type is a subtype of `type`: a stored value of it has exactly this type. */
-function exactType(program: Program, type: string): boolean {
-  if (isAbstractType(type)) return false;
-  for (const info of program.types.values()) {
-    if (info.name !== type && info.ancestors.includes(type)) return false;
-  }
-  return true;
 }

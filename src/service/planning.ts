@@ -132,6 +132,7 @@ function planOf(outcome: Outcome, sources: readonly SourceFile[]): Plan | PlanEr
     case "plan-error":
       return new PlanError(outcome.problem, at(outcome.span, sources));
     case "policy":
+    case "explain-run":
     case "refused":
       throw refusalOf(outcome);
     default: {

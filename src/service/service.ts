@@ -6,6 +6,7 @@
 
 import { checkContextFacts } from "../api/context-facts.js";
 import { explainStored } from "../api/explain.js";
+import type { ExplainEvaluator } from "../api/explain-run.js";
 import type { Limits } from "../api/limits.js";
 import { resolveLimits } from "../api/limits.js";
 import type { LocalOptions } from "../api/local.js";
@@ -23,7 +24,7 @@ import { compatEndpoints } from "./compat.js";
 import { factEndpoints } from "./facts.js";
 import { localEndpoints } from "./local.js";
 import { pageTokens } from "./page-tokens.js";
-import { createPlanning } from "./planning.js";
+import { createPlanning, refusalOf } from "./planning.js";
 import { policyEndpoints } from "./policy.js";
 import { questionEndpoints } from "./questions.js";
 import { guarded, withIdLimit } from "./refusals.js";
@@ -32,6 +33,12 @@ import { activeProgram, storeSnapshots } from "./snapshot.js";
 export { MIN_PAGE_SIZE, UNPAGED_LIST_REFUSED } from "./questions.js";
 
 export interface ServiceOptions extends StoreOptions, ServiceSettings {}
+
+/**
+ * How long one run of explain's evaluator may take in a worker: explain is bounded by the size
+ * of its answer (`explainNodes`, `explainBytes`), and a 3,000-deep proof takes seconds.
+ */
+const EXPLAIN_RUN_MS = 60_000;
 
 /** What `serviceOver` needs besides the store. */
 export interface ServiceSettings extends Pick<LocalOptions, "now"> {
@@ -100,7 +107,20 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
       const explained = await guarded(limits, async () => {
         const program = await activeProgram(store);
         const contextFacts = checkContextFacts(program, request.context_facts);
-        return explainStored(store.db, program, request, contextFacts, { ...clock, limits });
+        // Each run of the evaluator in a worker: a deep proof never holds the event loop.
+        const evaluate: ExplainEvaluator | undefined = pool
+          ? async (run) => {
+              const task = { kind: "explain-run", sources: program.sources, run } as const;
+              const outcome = await pool.run(task, Math.max(limits.requestMs, EXPLAIN_RUN_MS));
+              if (outcome.kind !== "explain-run") throw refusalOf(outcome);
+              return outcome.result;
+            }
+          : undefined;
+        return explainStored(store.db, program, request, contextFacts, {
+          ...clock,
+          limits,
+          ...(evaluate && { evaluate }),
+        });
       });
       return { body: explained };
     },

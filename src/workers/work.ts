@@ -4,6 +4,7 @@
  * same `performTask` runs in a worker (src/workers/worker.ts) or, without a pool, in place.
  */
 
+import { type ExplainRun, type ExplainRunResult, performExplainRun } from "../api/explain-run.js";
 import { budgetError, type Limits, workBudget } from "../api/limits.js";
 import { ApiError } from "../api/service.js";
 import type { DataBindings } from "../bindings/types.js";
@@ -33,11 +34,18 @@ export type Task =
       readonly bindings: DataBindings;
       readonly goal: Goal;
       readonly limits: Limits;
+    }
+  /** One run of explain's evaluator (src/api/explain-run.ts). */
+  | {
+      readonly kind: "explain-run";
+      readonly sources: readonly SourceFile[];
+      readonly run: ExplainRun;
     };
 
 export type Outcome =
   | { readonly kind: "policy"; readonly warnings: string }
   | { readonly kind: "plan"; readonly plan: Plan }
+  | { readonly kind: "explain-run"; readonly result: ExplainRunResult }
   /** The planner's refusal as data (the main thread rebuilds the `PlanError` over its program). */
   | { readonly kind: "plan-error"; readonly problem: Problem; readonly span: Span | null }
   | {
@@ -96,6 +104,11 @@ export function performTask(task: Task, checked: () => void = () => {}): Outcome
           cachedPlan(program, task.bindings, task.goal),
         );
         return { kind: "plan", plan };
+      }
+      case "explain-run": {
+        const program = programOf(task.sources);
+        checked();
+        return { kind: "explain-run", result: performExplainRun(program, task.run) };
       }
       default: {
         const _never: never = task;
