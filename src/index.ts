@@ -9,8 +9,8 @@ export {
   listQuestion,
   localStatement,
 } from "./api/questions.js";
-export * from "./api/schemas.js";
 export { ApiError, type PolarService, type Reply } from "./api/service.js";
+export * from "./api/wire.js";
 // Data bindings tooling: static and database checks, drafts from the catalog
 export {
   type BindingsCheck,

@@ -13,7 +13,7 @@ import {
   listQuery,
 } from "../src/api/local.js";
 import { authorizeQuestion, localStatement } from "../src/api/questions.js";
-import type { AuthorizeQueryRequest, EvaluateQueryLocalRequest } from "../src/api/schemas.js";
+import type { AuthorizeQueryRequest, EvaluateQueryLocalRequest } from "../src/api/wire.js";
 import { checkPolicyOrThrow } from "../src/check/check.js";
 import type { SqlExecutor } from "../src/store/executor.js";
 import { openPglite } from "../src/store/pglite-executor.js";

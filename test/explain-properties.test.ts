@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { explainResponseSchema } from "../src/api/schemas.js";
+import { explainResponseSchema } from "../src/api/wire.js";
 import { checkPolicy } from "../src/check/check.js";
 import type { Program } from "../src/check/program.js";
 import type { GroundFact, Value } from "../src/core/value.js";

@@ -8,8 +8,8 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { explainResponseSchema } from "../src/api/schemas.js";
 import type { PolarService } from "../src/api/service.js";
+import { explainResponseSchema } from "../src/api/wire.js";
 import { checkPolicy } from "../src/check/check.js";
 import type { Program } from "../src/check/program.js";
 import type { GroundFact } from "../src/core/value.js";

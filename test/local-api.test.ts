@@ -27,7 +27,7 @@ import {
   type EvaluateQueryLocalRequest,
   type ListQueryRequest,
   listQueryRequestSchema,
-} from "../src/api/schemas.js";
+} from "../src/api/wire.js";
 import { DataBindingsError } from "../src/bindings/parse.js";
 import type { GroundFact } from "../src/core/value.js";
 import { compiledQuery } from "../src/print/compose.js";

@@ -8,8 +8,7 @@
  */
 import Database from "better-sqlite3";
 import { evaluateQuestion, localStatement } from "../../src/api/questions.js";
-import { querySchema } from "../../src/api/schemas.js";
-import { parseBody } from "../../src/api/wire.js";
+import { parseBody, querySchema } from "../../src/api/wire.js";
 import { checkPolicyOrThrow } from "../../src/check/check.js";
 import { sqlite } from "../../src/print/sqlite.js";
 import { storeBindings } from "../../src/store/bindings.js";

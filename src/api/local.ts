@@ -37,7 +37,7 @@ import {
   evaluateQueryLocalRequestSchema,
   type ListQueryRequest,
   listQueryRequestSchema,
-} from "./schemas.js";
+} from "./wire.js";
 
 export { LocalQueryError } from "./questions.js";
 

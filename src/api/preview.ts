@@ -14,9 +14,8 @@ import { formatDiagnosticLine } from "../source/format.js";
 import { StageError } from "../source/stage-error.js";
 import type { FactStore } from "../store/store.js";
 import { budgetError, checkPolicyShape, type Limits, limitError, workBudget } from "./limits.js";
-import { concreteFactSchema } from "./schemas.js";
 import { ApiError, type Reply } from "./service.js";
-import { parseBody } from "./wire.js";
+import { concreteFactSchema, parseBody } from "./wire.js";
 
 export const previewBodySchema = z.object({
   src: z.string(),

@@ -9,8 +9,7 @@ import {
   zodToOpenAPIRegistry,
 } from "@asteasolutions/zod-to-openapi";
 import type { z } from "zod";
-import { errorReplySchema } from "../api/replies.js";
-import { dialectSchema, explainNodeSchema } from "../api/schemas.js";
+import { dialectSchema, errorReplySchema, explainNodeSchema } from "../api/wire.js";
 import { DIALECT_NAMES } from "../print/registry.js";
 
 // A recursive schema must be a named component that its children refer to by `$ref`. Zod 4

@@ -5,24 +5,16 @@
  */
 
 import { previewBodySchema, previewReplySchema } from "../api/preview.js";
-import {
-  actionsReplySchema,
-  allowedReplySchema,
-  evaluateQueryReplySchema,
-  exportFactsReplySchema,
-  factsReplySchema,
-  listReplySchema,
-  messageReplySchema,
-  policyErrorSchema,
-  policyMetadataReplySchema,
-  policyReplySchema,
-  resourcesReplySchema,
-} from "../api/replies.js";
+import type { PolarService, Reply } from "../api/service.js";
 import {
   actionsBodySchema,
   actionsQueryRequestSchema,
+  actionsReplySchema,
+  allowedReplySchema,
   authorizeBodySchema,
   authorizeQueryRequestSchema,
+  authorizeResourcesBodySchema,
+  batchBodySchema,
   bulkActionsBodySchema,
   bulkActionsReplySchema,
   bulkBodySchema,
@@ -30,28 +22,32 @@ import {
   bulkLoadBodySchema,
   deleteFactBodySchema,
   evaluateQueryLocalRequestSchema,
+  evaluateQueryReplySchema,
   explainBodySchema,
   explainResponseSchema,
+  exportFactsQuerySchema,
+  exportFactsReplySchema,
   factQueryBodySchema,
   factQueryReplySchema,
   factReplySchema,
+  factsQuerySchema,
+  factsReplySchema,
   insertFactBodySchema,
   listBodySchema,
-  listQueryRequestSchema,
-  localQueryResponseSchema,
-  querySchema,
-  statsReplySchema,
-} from "../api/schemas.js";
-import type { PolarService, Reply } from "../api/service.js";
-import {
-  authorizeResourcesBodySchema,
-  batchBodySchema,
-  exportFactsQuerySchema,
-  factsQuerySchema,
   listPageSchema,
+  listQueryRequestSchema,
+  listReplySchema,
+  localQueryResponseSchema,
+  messageReplySchema,
   policyBodySchema,
+  policyErrorSchema,
+  policyMetadataReplySchema,
   policyQuerySchema,
+  policyReplySchema,
   postPolicyQuerySchema,
+  querySchema,
+  resourcesReplySchema,
+  statsReplySchema,
 } from "../api/wire.js";
 import type { RouteDoc } from "./openapi.js";
 

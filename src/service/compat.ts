@@ -4,6 +4,8 @@
  * `query` become `/evaluate_query` questions. Documented in docs/migrating-from-oso-cloud.md.
  */
 
+import { ApiError, type PolarService, type Reply } from "../api/service.js";
+import { candidateTypes, concreteSubtypes } from "../api/wildcard-types.js";
 import {
   bulkActionsBodySchema,
   bulkBodySchema,
@@ -12,10 +14,8 @@ import {
   deleteFactBodySchema,
   factQueryBodySchema,
   insertFactBodySchema,
-} from "../api/schemas.js";
-import { ApiError, type PolarService, type Reply } from "../api/service.js";
-import { candidateTypes, concreteSubtypes } from "../api/wildcard-types.js";
-import { parseBody } from "../api/wire.js";
+  parseBody,
+} from "../api/wire.js";
 import { canonicalFact } from "../check/facts.js";
 import { type Program, predicateKey } from "../check/program.js";
 import { compareCodePoints, type GroundFact, isAbstractType } from "../core/value.js";

@@ -10,14 +10,16 @@ import {
   type EvaluateQuery,
   evaluateQuestion,
 } from "../api/questions.js";
+import { ApiError, type PolarService } from "../api/service.js";
 import {
   actionsBodySchema,
   authorizeBodySchema,
+  authorizeResourcesBodySchema,
   listBodySchema,
+  listPageSchema,
+  parseBody,
   querySchema,
-} from "../api/schemas.js";
-import { ApiError, type PolarService } from "../api/service.js";
-import { authorizeResourcesBodySchema, listPageSchema, parseBody } from "../api/wire.js";
+} from "../api/wire.js";
 import { compareCodePoints, INTEGER_MAX } from "../core/value.js";
 import { askCentral, type CentralSteps, type QuestionBuilder } from "./central.js";
 import { type PageTokens, queryHash } from "./page-tokens.js";
