@@ -169,7 +169,8 @@ export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
     job.reject(
       new ApiError(
         422,
-        limitMessage("requestMs", job.deadlineMs, "the request's work did not finish in time"),
+        // The setting's value, not what was left of the request's deadline when the task began.
+        limitMessage("requestMs", requestMsOf(job), "the request's work did not finish in time"),
       ),
     );
   }
@@ -212,4 +213,9 @@ export function createWorkerPool(options: PoolOptions = {}): WorkerPool {
       await Promise.all(slots.splice(0).map((slot) => slot.worker.terminate()));
     },
   };
+}
+
+/** The `requestMs` limit a task ran under: its limits' when it carries them. */
+function requestMsOf(job: Job): number {
+  return "limits" in job.task ? job.task.limits.requestMs : job.deadlineMs;
 }
