@@ -55,7 +55,8 @@ describe("routes", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await res.json()).toEqual({ method, body });
-    expect(service.calls).toEqual([{ method, args: [body] }]);
+    expect(service.calls.map((c) => c.method)).toEqual([method]);
+    expect(service.calls[0]!.args[0]).toEqual(body);
   });
 
   it.each(bodyRoutes)("POST %s without a body is a 400", async (path) => {
@@ -110,18 +111,25 @@ describe("routes", () => {
     ]);
   });
 
-  it("a request with OsoOffset catches the service up to that version first; a malformed one is ignored", async () => {
+  it("a question carries OsoOffset down as its reading; other routes catch the service up first; a malformed one is ignored", async () => {
     const { call, service } = setup();
     await call("/api/authorize", { ...post({}), headers: { OsoOffset: "42" } });
-    expect(service.calls.map((c) => c.method)).toEqual(["catchUp", "authorize"]);
-    expect(service.calls[0]!.args).toEqual([42]);
+    expect(service.calls.map((c) => c.method)).toEqual(["authorize"]);
+    expect(service.calls[0]!.args[1]).toEqual({ atLeast: 42 });
+    await call("/api/facts?predicate=x", { headers: { OsoOffset: "43" } });
+    expect(service.calls.slice(1).map((c) => [c.method, c.args[0]])).toEqual([
+      ["catchUp", 43],
+      ["getFacts", new Map([["predicate", "x"]])],
+    ]);
     for (const offset of ["-1", "4.2", "x1", "9".repeat(16)]) {
       const before = service.calls.length;
       await call("/api/authorize", { ...post({}), headers: { OsoOffset: offset } });
+      const calls = service.calls.slice(before);
       expect(
-        service.calls.slice(before).map((c) => c.method),
+        calls.map((c) => c.method),
         offset,
       ).toEqual(["authorize"]);
+      expect(calls[0]!.args[1], offset).toEqual({});
     }
   });
 

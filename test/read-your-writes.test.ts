@@ -41,15 +41,19 @@ sql_types:
 /** A store that has heard of no write since it last caught up (a notification not yet in). */
 function lateStore(store: FactStore, start: number): FactStore {
   let known = start;
+  async function catchUp(version: number): Promise<void> {
+    if (version <= known) return;
+    await store.catchUp(version);
+    known = await store.dataVersion();
+  }
   return {
     ...store,
     dataVersion: async () => known,
-    head: async () => ({ program: await store.program(), dataVersion: known }),
-    async catchUp(version) {
-      if (version <= known) return;
-      await store.catchUp(version);
-      known = await store.dataVersion();
+    async head(atLeast) {
+      if (atLeast !== undefined) await catchUp(atLeast);
+      return { program: await store.program(), dataVersion: known, db: store.db };
     },
+    catchUp,
   };
 }
 

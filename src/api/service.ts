@@ -4,6 +4,8 @@
  * The HTTP adapter only parses, calls, and serializes.
  */
 
+import type { StandbyStatus } from "../store/replicas.js";
+
 /** A refused request: HTTP status plus the `{message}` body (and extra fields, e.g. policy errors). */
 export class ApiError extends Error {
   constructor(
@@ -24,27 +26,36 @@ export interface Reply<Body = unknown> {
   readonly dataVersion?: number;
 }
 
+/**
+ * How fresh a question's answer must be: `atLeast` is the data version of a write the asker
+ * has seen (the `OsoOffset` a client sends back). The answer then reflects that write, read on
+ * a standby that has replayed it or on the primary (src/store/replicas.ts).
+ */
+export interface Reading {
+  readonly atLeast?: number;
+}
+
 export interface PolarService {
   getPolicy(query: { id?: string }): Promise<Reply>;
   postPolicy(body: unknown, query: { fail_fast?: string }): Promise<Reply>;
   policyMetadata(): Promise<Reply>;
-  authorize(body: unknown): Promise<Reply>;
+  authorize(body: unknown, reading?: Reading): Promise<Reply>;
   /** `POST /explain`: the `/authorize` body; answers `{ allowed, explanation }`. */
-  explain(body: unknown): Promise<Reply>;
-  authorizeResources(body: unknown): Promise<Reply>;
-  list(body: unknown): Promise<Reply>;
-  actions(body: unknown): Promise<Reply>;
-  evaluateQuery(body: unknown): Promise<Reply>;
+  explain(body: unknown, reading?: Reading): Promise<Reply>;
+  authorizeResources(body: unknown, reading?: Reading): Promise<Reply>;
+  list(body: unknown, reading?: Reading): Promise<Reply>;
+  actions(body: unknown, reading?: Reading): Promise<Reply>;
+  evaluateQuery(body: unknown, reading?: Reading): Promise<Reply>;
   batch(body: unknown): Promise<Reply>;
   /** `GET /facts` with the raw query-string pairs (`predicate`, `args.0.type`, ...). */
   getFacts(query: ReadonlyMap<string, string>): Promise<Reply>;
   clearData(): Promise<Reply>;
   /** `GET /export_facts`: every stored fact once, a page at a time (`page_size`, `page_token`). */
   exportFacts(query: { page_size?: string; page_token?: string }): Promise<Reply>;
-  authorizeQuery(body: unknown): Promise<Reply>;
-  actionsQuery(body: unknown): Promise<Reply>;
-  listQuery(body: unknown): Promise<Reply>;
-  evaluateQueryLocal(body: unknown): Promise<Reply>;
+  authorizeQuery(body: unknown, reading?: Reading): Promise<Reply>;
+  actionsQuery(body: unknown, reading?: Reading): Promise<Reply>;
+  listQuery(body: unknown, reading?: Reading): Promise<Reply>;
+  evaluateQueryLocal(body: unknown, reading?: Reading): Promise<Reply>;
   /** `POST /policy/preview`: who gains and who loses access under a candidate policy. */
   previewPolicy(body: unknown): Promise<Reply>;
   // The routes of the 1.x clients (src/service/compat.ts).
@@ -59,9 +70,9 @@ export interface PolarService {
   /** `POST /bulk`: `{delete, tell}`, deletes first, in one transaction. */
   bulk(body: unknown): Promise<Reply>;
   /** `POST /bulk_actions`: `/actions` for many resources. */
-  bulkActions(body: unknown): Promise<Reply>;
+  bulkActions(body: unknown, reading?: Reading): Promise<Reply>;
   /** `POST /query`: the facts matching a pattern with wildcards. */
-  queryFacts(body: unknown): Promise<Reply>;
+  queryFacts(body: unknown, reading?: Reading): Promise<Reply>;
   /** `GET /stats`: counts of stored facts. */
   stats(): Promise<Reply>;
   /**
@@ -70,5 +81,7 @@ export interface PolarService {
    * instance sees that write. Read-your-writes across instances (docs/scaling.md).
    */
   catchUp?(version: number): Promise<void>;
+  /** The read replicas and their state (docs/operations.md#read-replicas); none without. */
+  standbys?(): readonly StandbyStatus[];
   close(): Promise<void>;
 }

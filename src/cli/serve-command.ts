@@ -13,7 +13,7 @@ import { createHttpMetrics } from "../http/metrics.js";
 import { type ServerHandle, startServer } from "../http/server.js";
 import { createService, type ServiceOptions } from "../service/service.js";
 import type { SourceFile } from "../source/source.js";
-import { EMBEDDED_STORES, type EmbeddedStore } from "../store/store.js";
+import { EMBEDDED_STORES, type EmbeddedStore, type ReplicaOptions } from "../store/store.js";
 import { type CommandSpec, parseCommandArgs, reportUsage, UsageError, wantsHelp } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./io.js";
 import { loadPolicyFiles, readFacts } from "./sql-command.js";
@@ -30,6 +30,13 @@ options:
   --store <engine>        the embedded store: sqlite (default) or pglite
   --data <dir>            keep facts and policy in a directory (the embedded store's files)
   --database-url <url>    keep facts and policy on a PostgreSQL server
+  --replica-url <url>     a hot standby of that server answering questions; repeatable
+                          (docs/operations.md#read-replicas)
+  --replica-wait-ms <n>   how long a question carrying an OsoOffset waits for a standby to
+                          replay it before the primary answers (default 100)
+  --replica-max-lag-ms <n>
+                          a standby further behind is skipped until it catches up
+                          (default 5000)
   --facts <file>          insert facts from a JSON array of {"predicate", "args": [{"type","id"}]}
   --api-key-file <path>   accepted API keys, one per line
   --log-level <level>     info (default), debug, warn, error or silent
@@ -82,6 +89,9 @@ export const SERVE_SPEC = {
     store: { type: "string" },
     data: { type: "string" },
     "database-url": { type: "string" },
+    "replica-url": { type: "string", multiple: true },
+    "replica-wait-ms": { type: "string" },
+    "replica-max-lag-ms": { type: "string" },
     facts: { type: "string" },
     "api-key-file": { type: "string" },
     "log-level": { type: "string", default: "info" },
@@ -148,6 +158,7 @@ export async function runServeCommand(
   try {
     service = await (options.openService ?? createService)({
       ...(settings.databaseUrl !== undefined && { databaseUrl: settings.databaseUrl }),
+      ...(settings.replicas && { replicas: settings.replicas }),
       ...(settings.embedded !== undefined && { embedded: settings.embedded }),
       ...(settings.dataDir !== undefined && { dataDir: settings.dataDir }),
       ...(settings.allowUnpagedList && { allowUnpagedList: true }),
@@ -244,6 +255,7 @@ interface Settings {
   readonly embedded?: EmbeddedStore;
   readonly dataDir?: string;
   readonly databaseUrl?: string;
+  readonly replicas?: ReplicaOptions;
   readonly factsFile?: string;
   readonly apiKeyFile?: string;
   readonly logLevel: LogLevel;
@@ -295,6 +307,8 @@ function parseServeArgs(args: readonly string[]): Parsed {
       message: "`--store` names an embedded store; `--database-url` is a server",
     };
   }
+  const replicas = replicaOptions(values);
+  if (replicas.kind === "usage") return replicas;
   const limits: Partial<Record<LimitName, number>> = {};
   for (const [name, { flag }] of Object.entries(LIMIT_SETTINGS) as [
     LimitName,
@@ -337,8 +351,48 @@ function parseServeArgs(args: readonly string[]): Parsed {
       ...(store !== undefined && { embedded: store as EmbeddedStore }),
       ...(values.data !== undefined && { dataDir: values.data }),
       ...(values["database-url"] !== undefined && { databaseUrl: values["database-url"] }),
+      ...(replicas.options && { replicas: replicas.options }),
       ...(values.facts !== undefined && { factsFile: values.facts }),
       ...(values["api-key-file"] !== undefined && { apiKeyFile: values["api-key-file"] }),
+    },
+  };
+}
+
+/** `--replica-url` (repeatable) and its two settings; they need `--database-url`. */
+function replicaOptions(values: {
+  readonly "database-url"?: string;
+  readonly "replica-url"?: readonly string[];
+  readonly "replica-wait-ms"?: string;
+  readonly "replica-max-lag-ms"?: string;
+}): { kind: "ok"; options?: ReplicaOptions } | { kind: "usage"; message: string } {
+  const urls = values["replica-url"] ?? [];
+  const wait = values["replica-wait-ms"];
+  const lag = values["replica-max-lag-ms"];
+  if (urls.length === 0) {
+    const stray =
+      wait !== undefined ? "--replica-wait-ms" : lag !== undefined ? "--replica-max-lag-ms" : null;
+    return stray
+      ? { kind: "usage", message: `\`${stray}\` needs \`--replica-url\`` }
+      : { kind: "ok" };
+  }
+  if (values["database-url"] === undefined)
+    return { kind: "usage", message: "`--replica-url` needs `--database-url` (the primary)" };
+  for (const [flag, text] of [
+    ["--replica-wait-ms", wait],
+    ["--replica-max-lag-ms", lag],
+  ] as const) {
+    if (text !== undefined && !/^[0-9]{1,9}$/.test(text))
+      return {
+        kind: "usage",
+        message: `\`${flag}\` must be a whole number of ms, got \`${text}\``,
+      };
+  }
+  return {
+    kind: "ok",
+    options: {
+      urls,
+      ...(wait !== undefined && { waitMs: Number(wait) }),
+      ...(lag !== undefined && { maxLagMs: Number(lag) }),
     },
   };
 }

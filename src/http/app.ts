@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
-import { ApiError, type PolarService, type Reply } from "../api/service.js";
+import { ApiError, type PolarService, type Reading, type Reply } from "../api/service.js";
 import { healthReplySchema } from "../api/wire.js";
 import { packageVersion } from "../core/version.js";
 import { jsonTextOf } from "../evaluate/explain-json.js";
@@ -159,10 +159,12 @@ export function createApp(options: AppOptions): Hono<Vars> {
         );
       case "found": {
         const offset = c.req.header("OsoOffset");
-        // A version this instance may not have heard of yet: catch up before answering.
-        if (offset !== undefined && /^\d{1,15}$/.test(offset))
-          await service.catchUp?.(Number(offset));
-        return send(c, await answer(service, match.route, c.req.raw, maxBodyBytes));
+        const reading =
+          offset !== undefined && /^\d{1,15}$/.test(offset) ? { atLeast: Number(offset) } : {};
+        // A question finds a reader that has the version; other routes catch the primary up.
+        if (reading.atLeast !== undefined && !match.route.question)
+          await service.catchUp?.(reading.atLeast);
+        return send(c, await answer(service, match.route, c.req.raw, maxBodyBytes, reading));
       }
       default: {
         const _never: never = match;
@@ -192,12 +194,13 @@ async function answer(
   route: Route,
   request: Request,
   maxBodyBytes: number,
+  reading: Reading,
 ): Promise<Reply> {
   const query = new URL(request.url).searchParams;
-  if (route.body === "none") return route.call(service, { body: undefined, query });
+  if (route.body === "none") return route.call(service, { body: undefined, query, reading });
   const body = await readJsonBody(request, maxBodyBytes);
   if (body.kind === "empty") throw new ApiError(400, "request body is empty; expected JSON");
-  return route.call(service, { body: body.value, query });
+  return route.call(service, { body: body.value, query, reading });
 }
 
 function send(c: Context<Vars>, reply: Reply): Response {

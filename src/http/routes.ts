@@ -5,7 +5,7 @@
  */
 
 import { previewBodySchema, previewReplySchema } from "../api/preview.js";
-import type { PolarService, Reply } from "../api/service.js";
+import type { PolarService, Reading, Reply } from "../api/service.js";
 import {
   actionsBodySchema,
   actionsQueryRequestSchema,
@@ -62,6 +62,8 @@ export type BodyUse = "json" | "none";
 export interface RouteInput {
   readonly body: unknown;
   readonly query: URLSearchParams;
+  /** The freshness the request asks for (its `OsoOffset`). */
+  readonly reading: Reading;
 }
 
 export interface Route {
@@ -69,6 +71,12 @@ export interface Route {
   readonly path: string;
   readonly body: BodyUse;
   readonly call: (service: PolarService, input: RouteInput) => Promise<Reply>;
+  /**
+   * A question: answered where the request's `reading` allows (a standby that has replayed
+   * its `OsoOffset`, src/store/replicas.ts). Other routes read and write the primary, caught
+   * up to the offset first.
+   */
+  readonly question: boolean;
   /** The route's entry in the OpenAPI document. */
   readonly doc: RouteDoc;
 }
@@ -78,6 +86,7 @@ const get = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
   path,
   body: "none",
   call,
+  question: false,
   doc,
 });
 const post = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
@@ -85,13 +94,20 @@ const post = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
   path,
   body: doc.body ? "json" : "none",
   call,
+  question: false,
   doc,
+});
+/** A POST that asks a question: see `Route.question`. */
+const ask = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
+  ...post(path, call, doc),
+  question: true,
 });
 const del = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
   method: "DELETE",
   path,
   body: doc.body ? "json" : "none",
   call,
+  question: false,
   doc,
 });
 
@@ -124,32 +140,32 @@ export const ROUTES: readonly Route[] = [
     summary: "roles, permissions and relations per declared type",
     reply: policyMetadataReplySchema,
   }),
-  post("/authorize", (s, { body }) => s.authorize(body), {
+  ask("/authorize", (s, { body, reading }) => s.authorize(body, reading), {
     summary: "may the actor do the action on the resource",
     body: authorizeBodySchema,
     reply: allowedReplySchema,
   }),
-  post("/explain", (s, { body }) => s.explain(body), {
+  ask("/explain", (s, { body, reading }) => s.explain(body, reading), {
     summary: "why the actor may or may not do the action on the resource, as a proof tree",
     body: explainBodySchema,
     reply: explainResponseSchema,
   }),
-  post("/authorize_resources", (s, { body }) => s.authorizeResources(body), {
+  ask("/authorize_resources", (s, { body, reading }) => s.authorizeResources(body, reading), {
     summary: "the resources, of those given, on which the actor may do the action",
     body: authorizeResourcesBodySchema,
     reply: resourcesReplySchema,
   }),
-  post("/list", (s, { body }) => s.list(body), {
+  ask("/list", (s, { body, reading }) => s.list(body, reading), {
     summary: "the ids of the resources of a type on which the actor may do the action",
     body: listBodySchema.omit({ page_size: true, page_token: true }).extend(listPageSchema.shape),
     reply: listReplySchema,
   }),
-  post("/actions", (s, { body }) => s.actions(body), {
+  ask("/actions", (s, { body, reading }) => s.actions(body, reading), {
     summary: "the actions the actor may do on the resource",
     body: actionsBodySchema,
     reply: actionsReplySchema,
   }),
-  post("/evaluate_query", (s, { body }) => s.evaluateQuery(body), {
+  ask("/evaluate_query", (s, { body, reading }) => s.evaluateQuery(body, reading), {
     summary: "the solutions of a query over rules and facts",
     body: querySchema,
     reply: evaluateQueryReplySchema,
@@ -186,22 +202,22 @@ export const ROUTES: readonly Route[] = [
     summary: "delete every stored fact; the policy stays",
     reply: messageReplySchema,
   }),
-  post("/authorize_query", (s, { body }) => s.authorizeQuery(body), {
+  ask("/authorize_query", (s, { body, reading }) => s.authorizeQuery(body, reading), {
     summary: "SQL answering /authorize over the caller's database",
     body: authorizeQueryRequestSchema,
     reply: localQueryResponseSchema,
   }),
-  post("/actions_query", (s, { body }) => s.actionsQuery(body), {
+  ask("/actions_query", (s, { body, reading }) => s.actionsQuery(body, reading), {
     summary: "SQL answering /actions over the caller's database",
     body: actionsQueryRequestSchema,
     reply: localQueryResponseSchema,
   }),
-  post("/list_query", (s, { body }) => s.listQuery(body), {
+  ask("/list_query", (s, { body, reading }) => s.listQuery(body, reading), {
     summary: "an SQL condition keeping the rows the actor may act on",
     body: listQueryRequestSchema,
     reply: localQueryResponseSchema,
   }),
-  post("/evaluate_query_local", (s, { body }) => s.evaluateQueryLocal(body), {
+  ask("/evaluate_query_local", (s, { body, reading }) => s.evaluateQueryLocal(body, reading), {
     summary: "SQL answering /evaluate_query over the caller's database",
     body: evaluateQueryLocalRequestSchema,
     reply: localQueryResponseSchema,
@@ -237,12 +253,12 @@ export const ROUTES: readonly Route[] = [
     body: bulkBodySchema,
     reply: messageReplySchema,
   }),
-  post("/bulk_actions", (s, { body }) => s.bulkActions(body), {
+  ask("/bulk_actions", (s, { body, reading }) => s.bulkActions(body, reading), {
     summary: "the actions for each of several actor and resource pairs (1.x `bulkActions`)",
     body: bulkActionsBodySchema,
     reply: bulkActionsReplySchema,
   }),
-  post("/query", (s, { body }) => s.queryFacts(body), {
+  ask("/query", (s, { body, reading }) => s.queryFacts(body, reading), {
     summary: "the facts, stored or derived, matching a pattern (1.x `query`)",
     body: factQueryBodySchema,
     reply: factQueryReplySchema,

@@ -6,6 +6,7 @@
  */
 
 import type { LocalQuestion } from "../api/questions.js";
+import type { Reading } from "../api/service.js";
 import type { DataBindings } from "../bindings/types.js";
 import type { Program } from "../check/program.js";
 import type { FixpointBudget } from "../fixpoint/iterate.js";
@@ -22,7 +23,8 @@ export type QuestionBuilder = (program: Program, bindings: DataBindings) => Loca
 
 export interface CentralSteps {
   readonly store: FactStore;
-  readonly snapshot: () => Promise<Snapshot>;
+  /** The store as a question needing at least this data version sees it. */
+  readonly snapshot: (atLeast?: number) => Promise<Snapshot>;
   readonly planning: Planning;
   readonly answers: AnswerCache | null;
   readonly clock: Clock;
@@ -30,16 +32,17 @@ export interface CentralSteps {
 }
 
 /**
- * The rows answering the built question, by `deadline`.
+ * The rows answering the built question, by `deadline`, at least as fresh as `reading` asks.
  *
- *   await askCentral(steps, (program) => authorizeQuestion(program, query), deadline);
+ *   await askCentral(steps, (program) => authorizeQuestion(program, query), deadline, {});
  */
 export async function askCentral<Row>(
   steps: CentralSteps,
   build: QuestionBuilder,
   deadline: number,
+  reading: Reading,
 ): Promise<Row[]> {
-  const snapshot = await steps.snapshot();
+  const snapshot = await steps.snapshot(reading.atLeast);
   const question = build(snapshot.program, snapshot.bindings);
   let plan: Plan;
   try {
@@ -52,5 +55,5 @@ export async function askCentral<Row>(
     return rows;
   }
   const statement = printCentral(steps.store, snapshot, question, plan, steps.clock);
-  return executeCentral<Row>(steps.store, steps.answers, snapshot.version, statement, deadline);
+  return executeCentral<Row>(snapshot, steps.answers, statement, deadline);
 }

@@ -4,7 +4,7 @@
  * `query` become `/evaluate_query` questions. Documented in docs/migrating-from-oso-cloud.md.
  */
 
-import { ApiError, type PolarService, type Reply } from "../api/service.js";
+import { ApiError, type PolarService, type Reading, type Reply } from "../api/service.js";
 import { candidateTypes, concreteSubtypes } from "../api/wildcard-types.js";
 import {
   bulkActionsBodySchema,
@@ -94,8 +94,8 @@ export function compatEndpoints(
         `deleted matching facts, then inserted ${request.tell.length} fact${plural(request.tell.length)}`,
       );
     },
-    bulkActions: (body) => bulkActions(service, body),
-    queryFacts: (body) => queryFacts(service, sources, body),
+    bulkActions: (body, reading = {}) => bulkActions(service, body, reading),
+    queryFacts: (body, reading = {}) => queryFacts(service, sources, body, reading),
     async stats() {
       const counts = await sources.counts();
       return {
@@ -111,6 +111,7 @@ type Row = Record<string, string | null>;
 async function bulkActions(
   service: Pick<PolarService, "evaluateQuery">,
   body: unknown,
+  reading: Reading,
 ): Promise<Reply> {
   const queries = parseBody(bulkActionsBodySchema, body);
   const contextFacts = [
@@ -141,16 +142,19 @@ async function bulkActions(
   for (const [key, group] of groups) {
     // An abstract type has no values: no actions, as `/actions` answers.
     if (isAbstractType(group.actorType) || isAbstractType(group.type)) continue;
-    const reply = await service.evaluateQuery({
-      predicate: ["allow", ["actor", "action", "resource"]],
-      calls: [],
-      constraints: {
-        actor: { type: group.actorType, ids: [group.actorId] },
-        action: { type: "String", ids: null },
-        resource: { type: group.type, ids: [...group.ids] },
+    const reply = await service.evaluateQuery(
+      {
+        predicate: ["allow", ["actor", "action", "resource"]],
+        calls: [],
+        constraints: {
+          actor: { type: group.actorType, ids: [group.actorId] },
+          action: { type: "String", ids: null },
+          resource: { type: group.type, ids: [...group.ids] },
+        },
+        context_facts: contextFacts,
       },
-      context_facts: contextFacts,
-    });
+      reading,
+    );
     for (const row of (reply.body as { results: Row[] }).results) {
       const resource = `${key}\u0000${row.resource}`;
       const actions = permitted.get(resource) ?? new Set<string>();
@@ -171,6 +175,7 @@ async function queryFacts(
   service: Pick<PolarService, "evaluateQuery">,
   sources: CompatSources,
   body: unknown,
+  reading: Reading,
 ): Promise<Reply> {
   const { fact, context_facts } = parseBody(factQueryBodySchema, body);
   const program = await sources.program();
@@ -207,12 +212,15 @@ async function queryFacts(
         { type: types[i], ids: arg.id === null ? null : [arg.id] },
       ]),
     );
-    const reply = await service.evaluateQuery({
-      predicate: [fact.predicate, variables],
-      calls: [],
-      constraints,
-      context_facts,
-    });
+    const reply = await service.evaluateQuery(
+      {
+        predicate: [fact.predicate, variables],
+        calls: [],
+        constraints,
+        context_facts,
+      },
+      reading,
+    );
     for (const row of (reply.body as { results: Row[] }).results) {
       const args = variables.map((v, i) => ({ type: types[i]!, id: row[v] ?? null }));
       found.set(JSON.stringify(args), { predicate: fact.predicate, args });

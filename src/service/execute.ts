@@ -58,26 +58,25 @@ export function printCentral(
   return { ...text, literal: true };
 }
 
-/** The execute step: the statement's rows by `deadline`. */
+/** The execute step: the statement's rows by `deadline`, read where the snapshot reads. */
 export async function executeCentral<Row>(
-  store: FactStore,
+  { db, version }: Pick<Snapshot, "db" | "version">,
   answers: AnswerCache | null,
-  version: number,
   statement: CentralStatement,
   deadline: number,
 ): Promise<Row[]> {
   // Literals are written only for many context facts: rows without an index, as an id array.
-  if (statement.literal) return store.db.query<Row>(statement.sql, [], { deadline });
+  if (statement.literal) return db.query<Row>(statement.sql, [], { deadline });
   const { sql, parameters } = statement;
   // An id array is a table without an index (SQLite indexes it for the statement).
   const hints = { joinsUnindexedRows: statement.longestList !== undefined, deadline };
   // A long id list is planned for its length each time, and its answer is not kept (the cache
   // bounds answers and rows, not the size of their keys); the rest is prepared.
   if ((statement.longestList ?? 0) > PREPARED_LIST_IDS)
-    return store.db.query<Row>(sql, [...parameters], hints);
+    return db.query<Row>(sql, [...parameters], hints);
   const kept = answers?.get<Row>(version, sql, parameters);
   if (kept) return kept;
-  const rows = await store.db.prepared<Row>(sql, [...parameters], hints);
+  const rows = await db.prepared<Row>(sql, [...parameters], hints);
   return answers ? answers.put(version, sql, parameters, rows) : rows;
 }
 
@@ -95,6 +94,8 @@ export async function iterateCentral<Row>(
   const { program, bindings, central } = snapshot;
   const question = build(program, bindings);
   const options = { ...clock, dialect: store.dialect, central, writing: "parameters" } as const;
+  // Iteration writes temporary tables: on the primary (a standby cannot), which has replayed
+  // at least what the snapshot's reader had.
   return answerByIteration<Row>(
     store.db,
     {

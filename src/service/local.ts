@@ -7,10 +7,11 @@
  */
 import type { Limits } from "../api/limits.js";
 import { type LocalEndpoint, localParts } from "../api/local.js";
-import type { PolarService, Reply } from "../api/service.js";
+import type { PolarService, Reading, Reply } from "../api/service.js";
 import type { GroundFact, Value } from "../core/value.js";
 import type { CentralFacts } from "../plan/resolve/central-facts.js";
 import { printPlan } from "../print/statement.js";
+import type { SqlExecutor } from "../store/executor.js";
 import { type FactShape, matchingFactsOfEach, readShapes } from "../store/facts.js";
 import type { FactStore } from "../store/store.js";
 import type { Clock } from "./execute.js";
@@ -53,19 +54,23 @@ export function localEndpoints(
 ): LocalEndpoints {
   let loaded: LoadedFacts = { version: -1, lookups: new Map(), rows: 0, stored: null };
 
-  async function loadedFacts(version: number): Promise<LoadedFacts> {
-    if (loaded.version !== version || loaded.rows > MAX_LOADED_ROWS) {
-      loaded = { version, lookups: new Map(), rows: 0, stored: null };
-    }
-    loaded.stored ??= storedShapes(await readShapes(store.db));
+  /**
+   * The facts kept for `version`, read on `db`. A question at an older version (a standby
+   * further behind) loads its own: what it reads must not be kept for newer questions.
+   */
+  async function loadedFacts(version: number, db: SqlExecutor): Promise<LoadedFacts> {
+    const fresh = (): LoadedFacts => ({ version, lookups: new Map(), rows: 0, stored: null });
+    if (version < loaded.version) return { ...fresh(), stored: storedShapes(await readShapes(db)) };
+    if (version > loaded.version || loaded.rows > MAX_LOADED_ROWS) loaded = fresh();
+    loaded.stored ??= storedShapes(await readShapes(db));
     return loaded;
   }
 
-  async function reply(endpoint: LocalEndpoint, body: unknown): Promise<Reply> {
+  async function reply(endpoint: LocalEndpoint, body: unknown, reading: Reading): Promise<Reply> {
     const deadline = Date.now() + limits.requestMs;
-    const head = await store.head();
+    const head = await store.head(reading.atLeast);
     const program = head.program ?? EMPTY_PROGRAM;
-    const facts = await loadedFacts(head.dataVersion);
+    const facts = await loadedFacts(head.dataVersion, head.db);
     const { dialect, bindings, question } = localParts(endpoint, program, body, clock);
     const plan = await planning.plan({ program, bindings, goal: question.goal }, deadline);
     for (let round = 0; ; round++) {
@@ -78,7 +83,7 @@ export function localEndpoints(
         contextFacts: question.contextFacts,
       });
       if (missing.size === 0) return { body: { sql } };
-      const found = await matchingFactsOfEach(store.db, [...missing.values()]);
+      const found = await matchingFactsOfEach(head.db, [...missing.values()]);
       [...missing.keys()].forEach((key, index) => {
         facts.lookups.set(key, found[index]!);
         facts.rows += found[index]!.length;
@@ -86,8 +91,10 @@ export function localEndpoints(
     }
   }
 
-  const endpoint = (name: LocalEndpoint) => (body: unknown) =>
-    guarded(limits, () => reply(name, body));
+  const endpoint =
+    (name: LocalEndpoint) =>
+    (body: unknown, reading: Reading = {}) =>
+      guarded(limits, () => reply(name, body, reading));
   return {
     authorizeQuery: endpoint("authorize_query"),
     actionsQuery: endpoint("actions_query"),

@@ -10,7 +10,7 @@ import {
   type EvaluateQuery,
   evaluateQuestion,
 } from "../api/questions.js";
-import { ApiError, type PolarService } from "../api/service.js";
+import { ApiError, type PolarService, type Reading } from "../api/service.js";
 import {
   actionsBodySchema,
   authorizeBodySchema,
@@ -51,8 +51,11 @@ export function questionEndpoints(
   { limits, tokens, allowUnpagedList }: QuestionSettings,
 ): QuestionEndpoints {
   /** The rows of one question, by a deadline counted from now, refusals as replies. */
-  const ask = <Row>(build: QuestionBuilder, deadline = Date.now() + limits.requestMs) =>
-    guarded(limits, () => askCentral<Row>(steps, build, deadline));
+  const ask = <Row>(
+    build: QuestionBuilder,
+    reading: Reading = {},
+    deadline = Date.now() + limits.requestMs,
+  ) => guarded(limits, () => askCentral<Row>(steps, build, deadline, reading));
 
   /** The page size and the last id of the previous page, from the body or its token. */
   async function page(body: unknown, hash: string) {
@@ -74,16 +77,17 @@ export function questionEndpoints(
   }
 
   return {
-    async authorize(body) {
+    async authorize(body, reading) {
       const query = parseBody(authorizeBodySchema, body);
-      const [row] = await ask<{ allowed: boolean | number }>((program) =>
-        authorizeQuestion(program, query),
+      const [row] = await ask<{ allowed: boolean | number }>(
+        (program) => authorizeQuestion(program, query),
+        reading,
       );
       // SQLite answers 1 for true (src/print/sqlite.ts).
       return { body: { allowed: row?.allowed === true || row?.allowed === 1 } };
     },
 
-    async authorizeResources(body) {
+    async authorizeResources(body, reading) {
       const request = parseBody(authorizeResourcesBodySchema, body);
       const deadline = Date.now() + limits.requestMs;
       const byType = new Map<string, string[]>();
@@ -107,6 +111,7 @@ export function questionEndpoints(
         const rows = await ask<{ c0: unknown }>(
           (program, bindings) =>
             evaluateQuestion(program, bindings, query, selectMode(["resource"])),
+          reading,
           deadline,
         );
         for (const row of rows) {
@@ -118,7 +123,7 @@ export function questionEndpoints(
       return { body: { results } };
     },
 
-    async list(body) {
+    async list(body, reading) {
       const request = parseBody(listBodySchema, body);
       const hash = queryHash([
         request.actor_type,
@@ -151,7 +156,7 @@ export function questionEndpoints(
           params,
           shape: { kind: "page", after: PAGE_AFTER, limit: PAGE_LIMIT },
         };
-      });
+      }, reading);
       if (size === null) return { body: { results: found.map((row) => row.id) } };
       const results = found.slice(0, size).map((row) => row.id);
       if (found.length <= size) return { body: { results } };
@@ -159,16 +164,17 @@ export function questionEndpoints(
       return { body: { results, next_page_token: await tokens.write(token) } };
     },
 
-    async actions(body) {
+    async actions(body, reading) {
       const query = parseBody(actionsBodySchema, body);
-      const found = await ask<{ actions: string | null }>((program) =>
-        actionsQuestion(program, query),
+      const found = await ask<{ actions: string | null }>(
+        (program) => actionsQuestion(program, query),
+        reading,
       );
       const results = [...new Set(found.map((row) => row.actions ?? "*"))].sort(compareCodePoints);
       return { body: { results } };
     },
 
-    async evaluateQuery(body) {
+    async evaluateQuery(body, reading) {
       const query = parseBody(querySchema, body);
       // A repeated call counts once: the conjunction holds it once (api/questions.ts).
       const calls = new Set([query.predicate, ...query.calls].map((call) => JSON.stringify(call)));
@@ -178,8 +184,9 @@ export function questionEndpoints(
       }
       const variables = Object.keys(query.constraints);
       const mode = selectMode(variables);
-      const rows = await ask<Record<string, unknown>>((program, bindings) =>
-        evaluateQuestion(program, bindings, query, mode),
+      const rows = await ask<Record<string, unknown>>(
+        (program, bindings) => evaluateQuestion(program, bindings, query, mode),
+        reading,
       );
       if (variables.length === 0) {
         const [row] = rows as { result?: boolean }[];

@@ -55,6 +55,7 @@ const BODILESS = new Set([
   "exportFacts",
   "stats",
   "catchUp",
+  "standbys",
   "close",
 ]);
 

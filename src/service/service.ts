@@ -27,7 +27,7 @@ import { createPlanning, refusalOf } from "./planning.js";
 import { policyEndpoints } from "./policy.js";
 import { questionEndpoints } from "./questions.js";
 import { guarded, withIdLimit } from "./refusals.js";
-import { activeProgram, storeSnapshots } from "./snapshot.js";
+import { activeProgram, EMPTY_PROGRAM, storeSnapshots } from "./snapshot.js";
 
 export { MIN_PAGE_SIZE, UNPAGED_LIST_REFUSED } from "./questions.js";
 
@@ -88,7 +88,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
   const snapshots = storeSnapshots(store);
   const steps: CentralSteps = {
     store,
-    snapshot: () => snapshots.current(),
+    snapshot: (atLeast) => snapshots.current(atLeast),
     planning,
     answers: settings.answerCache === false ? null : createAnswerCache(settings.answerCache),
     clock,
@@ -101,10 +101,11 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     ...questionEndpoints(steps, { limits, tokens, allowUnpagedList }),
     ...factEndpoints(store, limits),
     ...localEndpoints(store, planning, limits, clock),
-    async explain(body) {
+    async explain(body, reading = {}) {
       const request = parseBody(authorizeBodySchema, body);
       const explained = await guarded(limits, async () => {
-        const program = await activeProgram(store);
+        const head = await store.head(reading.atLeast);
+        const program = head.program ?? EMPTY_PROGRAM;
         const contextFacts = checkContextFacts(program, request.context_facts);
         // Each run of the evaluator in a worker: a deep proof never holds the event loop.
         const evaluate: ExplainEvaluator | undefined = pool
@@ -115,7 +116,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
               return outcome.result;
             }
           : undefined;
-        return explainStored(store.db, program, request, contextFacts, {
+        return explainStored(head.db, program, request, contextFacts, {
           ...clock,
           limits,
           ...(evaluate && { evaluate }),
@@ -126,7 +127,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     ...compatEndpoints(
       {
         batch: (body) => service.batch(body),
-        evaluateQuery: (body) => service.evaluateQuery(body),
+        evaluateQuery: (body, reading) => service.evaluateQuery(body, reading),
       },
       {
         program: () => activeProgram(store),
@@ -136,6 +137,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     ),
     previewPolicy: (body) => previewReply({ store, limits, ...clock }, body),
     catchUp: (version) => store.catchUp(version),
+    standbys: () => store.standbys(),
     async close() {
       await ownPool?.close();
       await store.close();

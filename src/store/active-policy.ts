@@ -27,11 +27,34 @@ export interface PolicyState {
   dataVersion(): Promise<number>;
   /** The active policy and the data version together (on SQLite, read in one statement). */
   head(): Promise<{ active: ActivePolicy | null; version: number }>;
+  /**
+   * The policy stored as row `version`, read on `db` (a standby) unless it is the active one;
+   * the last one read is kept.
+   */
+  atVersion(db: SqlExecutor, version: number): Promise<ActivePolicy>;
   /** After this instance's own commit: known at once, without waiting for the notification. */
   committed(version: number): number;
   catchUp(version: number): Promise<void>;
   /** Follows notices of `channel` whose payload is `<this schema>:<version>`. */
   follow(channel: string): Promise<void>;
+}
+
+/** A stored policy checked again (it was valid when stored). */
+async function checkedPolicy(
+  version: number,
+  row: { src: string; filename: string | null },
+): Promise<ActivePolicy> {
+  const policy = {
+    src: fromStoredText(row.src),
+    filename: row.filename === null ? null : fromStoredText(row.filename),
+  };
+  const checked = await checkPolicyInSlices([
+    { name: policyFileName(policy.filename), text: policy.src },
+  ]);
+  // It can only fail after an incompatible upgrade.
+  if (!checked.ok)
+    throw new Error(`stored policy no longer checks: ${checked.diagnostics[0]?.message}`);
+  return { version, policy, program: checked.program };
 }
 
 export function policyState(db: SqlExecutor, refreshMs: number): PolicyState {
@@ -76,18 +99,24 @@ export function policyState(db: SqlExecutor, refreshMs: number): PolicyState {
       return null;
     }
     if (active && active.version === Number(row.version)) return active;
-    const policy = {
-      src: fromStoredText(row.src),
-      filename: row.filename === null ? null : fromStoredText(row.filename),
-    };
-    const checked = await checkPolicyInSlices([
-      { name: policyFileName(policy.filename), text: policy.src },
-    ]);
-    // A stored policy was valid when stored; it can only fail after an incompatible upgrade.
-    if (!checked.ok)
-      throw new Error(`stored policy no longer checks: ${checked.diagnostics[0]?.message}`);
-    active = { version: Number(row.version), policy, program: checked.program };
+    active =
+      other?.version === Number(row.version)
+        ? other
+        : await checkedPolicy(Number(row.version), row);
     return active;
+  }
+
+  let other: ActivePolicy | null = null;
+  async function atVersion(on: SqlExecutor, version: number): Promise<ActivePolicy> {
+    if (active?.version === version) return active;
+    if (other?.version === version) return other;
+    const [row] = await on.query<{ src: string; filename: string | null }>(
+      `SELECT src, filename FROM ${POLICY_TABLE} WHERE version = $1`,
+      [version],
+    );
+    if (!row) throw new Error(`internal: no policy version ${version}`);
+    other = await checkedPolicy(version, row);
+    return other;
   }
 
   async function storedVersion(): Promise<number> {
@@ -122,6 +151,7 @@ export function policyState(db: SqlExecutor, refreshMs: number): PolicyState {
       active = next;
     },
     dataVersion,
+    atVersion,
     async head() {
       if (db.engine !== "sqlite")
         return { active: await loadActive(), version: await dataVersion() };

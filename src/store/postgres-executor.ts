@@ -49,6 +49,9 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
   const url = new URL(options.connectionString);
   url.searchParams.set("options", `${url.searchParams.get("options") ?? ""} -c jit=off`.trim());
   const pool = new pg.Pool({ connectionString: url.toString(), max: options.max ?? 10 });
+  // An idle session the server ends (a restart, a standby stopping) is dropped by the pool;
+  // without a listener its error would end the process.
+  pool.on("error", () => {});
   // Fail fast on a wrong URL instead of at the first question.
   const probe = await pool.connect();
   probe.release();
@@ -70,6 +73,7 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
   });
   // Cancels run on a session of their own, so that a full pool cannot hold them up.
   const cancels = new pg.Pool({ connectionString: url.toString(), max: 1 });
+  cancels.on("error", () => {});
   const bounded = deadlineGuard(cancels);
   const query = async <Row>(
     sql: string,

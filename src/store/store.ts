@@ -27,6 +27,12 @@ import {
 } from "./facts.js";
 import { emptyImagePath } from "./pglite-setup.js";
 import { openPostgres } from "./postgres-executor.js";
+import {
+  openReplicas,
+  type ReplicaOptions,
+  type Replicas,
+  type StandbyStatus,
+} from "./replicas.js";
 import { META_TABLE, migrate, POLICY_TABLE } from "./schema.js";
 import { openSqliteStore, SQLITE_FILE } from "./sqlite-store.js";
 import { planStatistics } from "./statistics.js";
@@ -41,6 +47,7 @@ import {
   validatePattern,
 } from "./validate.js";
 
+export type { ReplicaOptions, StandbyStatus } from "./replicas.js";
 export type { StoredPolicy } from "./stored-text.js";
 export { StoreError } from "./validate.js";
 
@@ -72,6 +79,21 @@ export interface StoreOptions {
    * version, and the policy is read again after `policyRefreshMs` or when `catchUp` asks.
    */
   readonly follow?: boolean;
+  /**
+   * Hot standbys of the PostgreSQL server that answer questions (src/store/replicas.ts);
+   * writes, policy changes, migrations and LISTEN stay on the primary.
+   */
+  readonly replicas?: ReplicaOptions;
+}
+
+/** Where one question reads, and what it sees there. */
+export interface ReadHead {
+  /** The checked policy there, or null when none was ever stored. */
+  readonly program: Program | null;
+  /** The data version the reader has (at least) replayed: its answers are at least this fresh. */
+  readonly dataVersion: number;
+  /** Where the question's statements run: the primary or a standby. */
+  readonly db: SqlExecutor;
 }
 
 export interface FactStore {
@@ -98,8 +120,13 @@ export interface FactStore {
   /** The checked active policy, or null when none was ever stored. */
   program(): Promise<Program | null>;
   dataVersion(): Promise<number>;
-  /** The checked active policy (null when none was stored) and the data version, read together. */
-  head(): Promise<{ program: Program | null; dataVersion: number }>;
+  /**
+   * Where a question reads, with the policy and data version it sees there: a standby that has
+   * replayed `atLeast` (the `OsoOffset` the request carries), else the primary caught up to it.
+   */
+  head(atLeast?: number): Promise<ReadHead>;
+  /** The standbys and their state (none without replicas). */
+  standbys(): readonly StandbyStatus[];
   /**
    * Makes sure a write that another instance acknowledged with this data version (the
    * `OsoOffset` a client sends back) is seen here: reads the version, and the policy with it,
@@ -116,6 +143,11 @@ export async function openStore(options: StoreOptions = {}): Promise<FactStore> 
   const store = createStore(db, options.policyRefreshMs ?? 1000);
   // SQLite has no notifications: each question reads the data version (a point read).
   if (options.follow !== false && db.engine === "postgres") await store.follow();
+  if (options.replicas && options.replicas.urls.length > 0) {
+    if (!options.databaseUrl)
+      throw new Error("read replicas need a PostgreSQL server (databaseUrl)");
+    await store.readFrom(options.replicas);
+  }
   return store;
 }
 
@@ -142,9 +174,15 @@ async function openExecutor(options: StoreOptions): Promise<SqlExecutor> {
  */
 const CHANGES_CHANNEL = "polar_sql_changes";
 
-function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow(): Promise<void> } {
+type OpeningStore = FactStore & {
+  follow(): Promise<void>;
+  readFrom(replicas: ReplicaOptions): Promise<void>;
+};
+
+function createStore(db: SqlExecutor, refreshMs: number): OpeningStore {
   const state = policyState(db, refreshMs);
   const statistics = planStatistics(db);
+  let replicas: Replicas | null = null;
 
   /** The next data version, announced to the other instances when the transaction commits. */
   async function bumpVersion(tx: SqlExecutor): Promise<number> {
@@ -189,6 +227,9 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
     db,
     dialect: db.engine === "sqlite" ? sqlite : postgres,
     follow: () => state.follow(CHANGES_CHANNEL),
+    async readFrom(options) {
+      replicas = await openReplicas(options, db, () => state.dataVersion());
+    },
     async applyBatch(changesets) {
       const program = (await state.load())?.program ?? null;
       // Validate everything before the transaction so a bad fact costs no write at all.
@@ -253,12 +294,23 @@ function createStore(db: SqlExecutor, refreshMs: number): FactStore & { follow()
       return (await state.load())?.program ?? null;
     },
     dataVersion: () => state.dataVersion(),
-    async head() {
+    async head(atLeast) {
+      const standby = await replicas?.choose(atLeast);
+      if (standby) {
+        const { policyVersion, dataVersion, db: on } = standby;
+        const active = policyVersion === null ? null : await state.atVersion(on, policyVersion);
+        return { program: active?.program ?? null, dataVersion, db: on };
+      }
+      if (atLeast !== undefined) await state.catchUp(atLeast);
       const { active, version } = await state.head();
-      return { program: active?.program ?? null, dataVersion: version };
+      return { program: active?.program ?? null, dataVersion: version, db };
     },
+    standbys: () => replicas?.status() ?? [],
     catchUp: (version) => state.catchUp(version),
-    close: () => db.close(),
+    async close() {
+      await replicas?.close();
+      await db.close();
+    },
   };
 }
 
