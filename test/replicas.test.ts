@@ -123,6 +123,7 @@ describe.runIf(primaryUrl && standbyUrl)("read replicas on a streaming hot stand
   }, 60_000);
 
   afterAll(async () => {
+    execFileSync(replication, ["thaw-standby"]);
     execFileSync(replication, ["start-standby"]);
     await writer?.service.close();
     await reader?.service.close();
@@ -201,4 +202,27 @@ describe.runIf(primaryUrl && standbyUrl)("read replicas on a streaming hot stand
     expect({ failed, stale }).toEqual({ failed: 0, stale: 0 });
     expect(reader.service.standbys?.()[0]?.served ?? 0).toBeGreaterThan(served + 50);
   }, 120_000);
+
+  it("answers every question while the standby answers nothing at all (frozen), within the probe's timeout", async () => {
+    await until(() => reader.service.standbys?.()[0]?.state === "up", 10_000);
+    execFileSync(replication, ["freeze-standby"]);
+    try {
+      const started = Date.now();
+      // Without an offset the standby's last known head serves: the statement waits on the
+      // frozen standby until the probe gives it up, then runs on the primary.
+      expect((await reader.call("/authorize", mayRead("paused"))).body.allowed).toBe(true);
+      for (let i = 0; i < 20; i++) {
+        const user = `f${i}`;
+        const { offset } = await writer.call("/batch", [{ inserts: [member(user)] }]);
+        // With the offset, and without (at the standby's last known head).
+        expect((await reader.call("/authorize", mayRead(user), offset!)).body.allowed).toBe(true);
+        await reader.call("/authorize", mayRead(user));
+      }
+      expect(reader.service.standbys?.()[0]?.state).toBe("down");
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      execFileSync(replication, ["thaw-standby"]);
+    }
+    await until(() => reader.service.standbys?.()[0]?.state === "up", 10_000);
+  }, 60_000);
 });

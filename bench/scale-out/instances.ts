@@ -72,9 +72,17 @@ export interface Instance {
   readonly url: string;
 }
 
-/** One `polar-sql serve` on the store at `url`; resolves once it listens. */
-export function startInstance(apiKey: string, url: string, policyFile: string): Promise<Instance> {
-  const args = ["serve", "--policy", policyFile, "--database-url", url, "--port", "0"];
+/**
+ * One `polar-sql serve` on the store at `url` (and more `serve` options, `--replica-url …`);
+ * resolves once it listens.
+ */
+export function startInstance(
+  apiKey: string,
+  url: string,
+  policyFile: string,
+  more: readonly string[] = [],
+): Promise<Instance> {
+  const args = ["serve", "--policy", policyFile, "--database-url", url, "--port", "0", ...more];
   const child = spawn(
     process.execPath,
     ["--import", "tsx", "bench/scale-out/instance.ts", ...args, "--log-level", "silent"],
@@ -102,24 +110,35 @@ export async function stopInstances(instances: readonly Instance[]): Promise<voi
   );
 }
 
-/** The PostgreSQL backends connected to the bench's database, but for the asking session. */
-async function backendPids(): Promise<number[]> {
-  const { rows } = await admin((client) =>
-    client.query<{ pid: number }>(
+/**
+ * The PostgreSQL backends connected to the bench's database (on the server at `url`, the
+ * primary by default), but for the asking session.
+ */
+async function backendPids(url = DATABASE_URL): Promise<number[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
       "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
-    ),
-  );
-  return rows.map((row) => row.pid);
+    );
+    return rows.map((row) => row.pid);
+  } finally {
+    await client.end();
+  }
 }
 
-/** Whose CPU time counts for what: this process, the instances, their PostgreSQL backends. */
-export function rolesOf(instances: readonly Instance[]): CpuRoles {
+/**
+ * Whose CPU time counts for what: this process, the instances, their PostgreSQL backends on
+ * the primary (`postgres`) and, with a standby, on it (`standby`).
+ */
+export function rolesOf(instances: readonly Instance[], standbyUrl?: string): CpuRoles {
   return {
     pids: async () =>
       new Map([
         ["generator", [process.pid]],
         ["instances", instances.map((i) => i.child.pid!)],
         ["postgres", await backendPids()],
+        ...(standbyUrl ? [["standby", await backendPids(standbyUrl)] as [string, number[]]] : []),
       ]),
   };
 }

@@ -8,9 +8,13 @@
  *   npx tsx bench/scale-out/run.ts            # full run, ~2 min
  *   npx tsx bench/scale-out/run.ts --quick    # a few seconds per phase, 100 write→read pairs
  *   npx tsx bench/scale-out/run.ts --instances=2 --pairs=1000
+ *   # instances read a hot standby (`.ci/replication up`), writes go to the primary:
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5440/test \
+ *     npx tsx bench/scale-out/run.ts --standby=postgres://postgres@127.0.0.1:5441/test
  *
  * The store is DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), schema
- * bench_scale_out, dropped and recreated, dropped again at the end.
+ * bench_scale_out, dropped and recreated, dropped again at the end. With `--standby`, the
+ * standby's backends count as their own role, and its replay lag is sampled (replication-lag.ts).
  */
 import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
@@ -41,6 +45,7 @@ import {
   warmUp,
 } from "./load-phases.js";
 import { type ReadYourWritesCounts, readYourWrites, type Target } from "./read-your-writes.js";
+import { type LagSummary, sampleReplicationLag } from "./replication-lag.js";
 
 const flag = (name: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -55,6 +60,8 @@ const RATE = 1000;
 /** Distinct authorize bodies: more than any run sends, so no answer is asked twice. */
 const BODIES = 100_000;
 const SCHEMA = "bench_scale_out";
+const STANDBY = flag("standby");
+const PRIMARY = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 interface Row {
   readonly instances: number;
@@ -64,6 +71,15 @@ interface Row {
   readonly withOffset: ReadYourWritesCounts;
   readonly withoutOffset: ReadYourWritesCounts;
   readonly load: string;
+  readonly lag: LagSummary | null;
+}
+
+/** The standby's URL with the bench schema as its search path. */
+function replicaArgs(): string[] {
+  if (!STANDBY) return [];
+  const url = new URL(STANDBY);
+  url.searchParams.set("options", `-c search_path=${SCHEMA}`);
+  return ["--replica-url", url.toString()];
 }
 
 async function measure(
@@ -73,12 +89,13 @@ async function measure(
   targets: readonly Target[],
 ): Promise<Row> {
   const instances: Instance[] = [];
+  const lag = STANDBY ? sampleReplicationLag(PRIMARY) : null;
   try {
     for (let k = 0; k < count; k++) {
-      instances.push(await startInstance(apiKey, url, RECURSIVE_POLICY_FILE));
+      instances.push(await startInstance(apiKey, url, RECURSIVE_POLICY_FILE, replicaArgs()));
     }
     const urls = instances.map((i) => i.url);
-    const roles = rolesOf(instances);
+    const roles = rolesOf(instances, STANDBY);
     const requests = recursiveRequests(RECURSIVE_SCALES.default, BODIES, 7 + count).authorize;
     const options = { urls, apiKey, roles };
     await warmUp(urls, apiKey, requests.slice(90_000), WARM_UP);
@@ -122,7 +139,11 @@ async function measure(
       withOffset,
       withoutOffset,
       load,
+      lag: (await lag?.stop()) ?? null,
     };
+  } catch (error) {
+    await lag?.stop();
+    throw error;
   } finally {
     await stopInstances(instances);
   }
@@ -208,6 +229,12 @@ async function main(): Promise<void> {
       );
       if (c.firstStale) console.log(`first stale answer: ${c.firstStale}`);
     }
+  }
+  if (STANDBY) {
+    console.log("\nreplication lag (`replay_lag` on the primary, every 100 ms, whole run)\n");
+    console.log("| instances | samples | p50 ms | max ms |\n| ---: | ---: | ---: | ---: |");
+    for (const r of rows)
+      console.log(`| ${r.instances} | ${r.lag?.samples} | ${r.lag?.p50Ms} | ${r.lag?.maxMs} |`);
   }
   const stale = rows.some((r) => r.withOffset.stale > 0);
   const failed = rows.some((r) =>

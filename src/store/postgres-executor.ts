@@ -39,6 +39,8 @@ export interface PostgresOptions {
   readonly connectionString: string;
   /** Pool size; defaults to 10. */
   readonly max?: number;
+  /** How long opening a connection may take (ms); default no limit. */
+  readonly connectTimeoutMs?: number;
 }
 
 /** A PostgreSQL server through a connection pool. */
@@ -48,7 +50,11 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
   // startup option next to any the URL has (a `search_path`, say).
   const url = new URL(options.connectionString);
   url.searchParams.set("options", `${url.searchParams.get("options") ?? ""} -c jit=off`.trim());
-  const pool = new pg.Pool({ connectionString: url.toString(), max: options.max ?? 10 });
+  const pool = new pg.Pool({
+    connectionString: url.toString(),
+    max: options.max ?? 10,
+    ...(options.connectTimeoutMs && { connectionTimeoutMillis: options.connectTimeoutMs }),
+  });
   // An idle session the server ends (a restart, a standby stopping) is dropped by the pool;
   // without a listener its error would end the process.
   pool.on("error", () => {});

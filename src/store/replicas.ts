@@ -3,7 +3,8 @@
  * A standby's freshness is its data version (src/store/schema.ts `polar_meta`), written in the
  * same transaction as every change, so a standby that shows version n has replayed every
  * commit up to the write that answered `OsoOffset: n`. A question needing at least n reads a
- * standby that shows n, waits for one a bounded time, or reads the primary.
+ * standby that shows n, waits for one a bounded time, or reads the primary. A question without
+ * an offset reads at what the standby was last seen to have replayed (at most PROBE_MS ago).
  *
  * Health: each standby is probed every PROBE_MS; one that fails, or lags by more than the
  * allowed time, is skipped until a probe finds it well again (docs/operations.md, "Read
@@ -53,6 +54,11 @@ export interface StandbyStatus {
 
 /** How often each standby is probed (ms): a standby that comes back is used within this. */
 export const PROBE_MS = 250;
+/**
+ * How long reading a standby's head, or connecting to it, may take (ms): past it the standby
+ * counts as down (a standby cut off by the network answers nothing, not even an error).
+ */
+const HEAD_TIMEOUT_MS = 1000;
 /** How often a waiting question reads a standby's version again (ms). */
 const POLL_MS = 5;
 /** A standby's connections; questions are short, and the primary keeps its own pool. */
@@ -68,6 +74,13 @@ interface Standby {
   lagMs: number;
   served: number;
   opening: Promise<void> | null;
+  /**
+   * What it had replayed when last read (by the probe or a question): a lower bound, since a
+   * standby only moves forward while it stays up. Forgotten when it goes down.
+   */
+  head: StandbyHead | null;
+  /** Ends the statements still running on it when it is marked down. */
+  gone: () => void;
 }
 
 /**
@@ -89,6 +102,8 @@ export async function openReplicas(
     lagMs: 0,
     served: 0,
     opening: null,
+    head: null,
+    gone: () => {},
   }));
   const clock = versionClock();
   let next = 0;
@@ -99,20 +114,28 @@ export async function openReplicas(
     const own = standby.own;
     standby.own = null;
     standby.reader = null;
+    standby.head = null;
+    standby.gone();
     own?.close().catch(() => {});
   }
 
   async function open(standby: Standby): Promise<void> {
     try {
-      const db = await openPostgres({ connectionString: standby.url, max: STANDBY_POOL });
+      const db = await openPostgres({
+        connectionString: standby.url,
+        max: STANDBY_POOL,
+        connectTimeoutMs: HEAD_TIMEOUT_MS,
+      });
       if (closed) return void (await db.close());
       standby.own = db;
-      standby.reader = onStandby(
-        db,
-        primary,
-        () => markDown(standby),
-        () => standby.served++,
-      );
+      const gone = new Promise<void>((resolve) => {
+        standby.gone = resolve;
+      });
+      standby.reader = onStandby(db, primary, {
+        down: () => markDown(standby),
+        served: () => standby.served++,
+        gone,
+      });
     } catch {
       standby.state = "down";
     }
@@ -128,7 +151,8 @@ export async function openReplicas(
     const own = standby.own;
     if (!own) return;
     try {
-      const head = await readHead(own, own);
+      const head = await readHead(own, standby.reader!);
+      standby.head = head;
       const newest = await primaryVersion();
       clock.saw(newest);
       standby.lagMs = clock.behind(head.dataVersion, newest);
@@ -154,9 +178,12 @@ export async function openReplicas(
   async function replayed(standby: Standby, atLeast: number | undefined) {
     const { own, reader } = standby;
     if (!own || !reader) return null;
+    const known = standby.head;
+    if (known && (atLeast === undefined || known.dataVersion >= atLeast)) return known;
     const until = Date.now() + waitMs;
     for (;;) {
       const head = await readHead(own, reader);
+      if (head.dataVersion > (standby.head?.dataVersion ?? -1)) standby.head = head;
       if (atLeast === undefined || head.dataVersion >= atLeast) return head;
       if (Date.now() >= until) return null;
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -188,6 +215,18 @@ export async function openReplicas(
 
 /** What `own` has replayed; questions at that head read through `reader`. */
 async function readHead(own: SqlExecutor, reader: SqlExecutor): Promise<StandbyHead> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("standby did not answer")), HEAD_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([headOf(own, reader), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function headOf(own: SqlExecutor, reader: SqlExecutor): Promise<StandbyHead> {
   const [row] = await own.query<{ data: string | null; policy: string | null }>(
     `SELECT (SELECT value FROM ${META_TABLE} WHERE key = 'data_version') AS data,
             (SELECT max(version) FROM ${POLICY_TABLE}) AS policy`,
@@ -224,26 +263,34 @@ function versionClock() {
 /**
  * A standby's executor whose failed statements run again on the primary, which has replayed
  * at least as much: a question never fails because a standby went away. Connection failures
- * mark the standby down. Only the deadline's refusal stands.
+ * mark the standby down; so does the probe when the standby stops answering, and statements
+ * still waiting on it then run on the primary too. Only the deadline's refusal stands.
  */
 function onStandby(
   standby: SqlExecutor,
   primary: SqlExecutor,
-  down: () => void,
-  served: () => void,
+  events: { down(): void; served(): void; readonly gone: Promise<void> },
 ): SqlExecutor {
+  const abandoned = events.gone.then(() => ({ kind: "gone" }) as const);
   const retried =
     <A extends unknown[], R>(run: (db: SqlExecutor, ...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
-      try {
-        const result = await run(standby, ...args);
-        served();
-        return result;
-      } catch (cause) {
-        if (cause instanceof DeadlineExceeded) throw cause;
-        if (isConnectionFailure(cause)) down();
-        return run(primary, ...args);
+      const outcome = await Promise.race([
+        run(standby, ...args).then(
+          (rows) => ({ kind: "rows", rows }) as const,
+          (cause: unknown) => ({ kind: "failed", cause }) as const,
+        ),
+        abandoned,
+      ]);
+      if (outcome.kind === "rows") {
+        events.served();
+        return outcome.rows;
       }
+      if (outcome.kind === "failed") {
+        if (outcome.cause instanceof DeadlineExceeded) throw outcome.cause;
+        if (isConnectionFailure(outcome.cause)) events.down();
+      }
+      return run(primary, ...args);
     };
   return {
     engine: "postgres",
