@@ -12,7 +12,7 @@ import type { CliIo } from "../src/cli/io.js";
 import { runServeCommand, type ServeOptions } from "../src/cli/serve-command.js";
 import { runSqlCommand } from "../src/cli/sql-command.js";
 import type { ServerHandle } from "../src/http/server.js";
-import { createService } from "../src/service/service.js";
+import { createService, type ServiceOptions } from "../src/service/service.js";
 import { fakeService } from "./http-fake-service.js";
 import { describeEngines } from "./support/databases.js";
 
@@ -472,10 +472,59 @@ describe("polar-sql serve", () => {
       ["--policy", POLICY, "--api-key-file", "missing-keys.txt"],
       "cannot read API key file `missing-keys.txt`: no such file",
     ],
+    [
+      ["--policy", POLICY, "--replica-url", "postgres://standby/db"],
+      "`--replica-url` needs `--database-url` (the primary)",
+    ],
+    [["--policy", POLICY, "--replica-wait-ms", "50"], "`--replica-wait-ms` needs `--replica-url`"],
+    [
+      [
+        "--policy",
+        POLICY,
+        "--database-url",
+        "postgres://primary/db",
+        "--replica-url",
+        "postgres://standby/db",
+        "--replica-max-lag-ms",
+        "soon",
+      ],
+      "`--replica-max-lag-ms` must be a whole number of ms, got `soon`",
+    ],
   ])("usage error %j → exit 2", async (args, message) => {
     const run = await serve(args, {});
     expect(await run.exit).toBe(2);
     expect(run.out.stderr).toContain(`error: ${message}`);
+  });
+
+  it("hands --replica-url (repeated) and its settings to the service as read replicas", async () => {
+    const { io } = captureIo();
+    const stop = new AbortController();
+    let opened: ServiceOptions | undefined;
+    const exit = runServeCommand(
+      [
+        ...["--policy", POLICY, "--port", "0", "--log-level", "silent"],
+        ...["--database-url", "postgres://primary/db"],
+        ...["--replica-url", "postgres://standby-1/db", "--replica-url", "postgres://standby-2/db"],
+        ...["--replica-wait-ms", "250", "--replica-max-lag-ms", "2000"],
+      ],
+      io,
+      {
+        env: { POLAR_SQL_API_KEYS: "k" },
+        stop: stop.signal,
+        openService: async (options) => {
+          opened = options;
+          return fakeService();
+        },
+        onListening: () => stop.abort(),
+      },
+    );
+    expect(await exit).toBe(0);
+    expect(opened?.databaseUrl).toBe("postgres://primary/db");
+    expect(opened?.replicas).toEqual({
+      urls: ["postgres://standby-1/db", "postgres://standby-2/db"],
+      waitMs: 250,
+      maxLagMs: 2000,
+    });
   });
 
   it("gives up on in-flight work after the shutdown deadline and exits 1", async () => {
