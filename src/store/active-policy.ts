@@ -57,7 +57,15 @@ async function checkedPolicy(
   return { version, policy, program: checked.program };
 }
 
-export function policyState(db: SqlExecutor, refreshMs: number): PolicyState {
+/**
+ * `moved`, when given, hears of every newer data version this instance learns of (its own
+ * commits and other instances' notices).
+ */
+export function policyState(
+  db: SqlExecutor,
+  refreshMs: number,
+  moved: (version: number) => void = () => {},
+): PolicyState {
   let active: ActivePolicy | null = null;
   let checkedAt = -Infinity;
   // While notifications are followed, the data version is known without asking, and the
@@ -72,6 +80,7 @@ export function policyState(db: SqlExecutor, refreshMs: number): PolicyState {
     if (knownVersion !== null && version <= knownVersion) return;
     knownVersion = version;
     policyStale = true;
+    moved(version);
   }
 
   async function loadActive(): Promise<ActivePolicy | null> {
@@ -165,6 +174,7 @@ export function policyState(db: SqlExecutor, refreshMs: number): PolicyState {
     },
     committed(version) {
       if (following && knownVersion !== null && version > knownVersion) knownVersion = version;
+      moved(version);
       return version;
     },
     async catchUp(version) {

@@ -4,7 +4,8 @@
  * same transaction as every change, so a standby that shows version n has replayed every
  * commit up to the write that answered `OsoOffset: n`. A question needing at least n reads a
  * standby that shows n, waits for one a bounded time, or reads the primary. A question without
- * an offset reads at what the standby was last seen to have replayed (at most PROBE_MS ago).
+ * an offset reads at what the standby was last seen to have replayed: read again whenever the
+ * primary moves, until the standby shows the new version, and by the probe.
  *
  * Health: each standby is probed every PROBE_MS; one that fails, or lags by more than the
  * allowed time, is skipped until a probe finds it well again (docs/operations.md, "Read
@@ -38,6 +39,11 @@ export interface Replicas {
    * has replayed; null when none qualifies and the primary must answer.
    */
   choose(atLeast: number | undefined): Promise<StandbyHead | null>;
+  /**
+   * The primary has a newer data version: each standby that is up reads what it has replayed
+   * (one read at a time per standby), so that questions without an offset soon see the write.
+   */
+  primaryMoved(version: number): void;
   /** Each standby's state, for metrics and tests. */
   status(): readonly StandbyStatus[];
   close(): Promise<void>;
@@ -81,6 +87,8 @@ interface Standby {
   head: StandbyHead | null;
   /** Ends the statements still running on it when it is marked down. */
   gone: () => void;
+  /** Reads of its head after the primary moved: running, up to which version. */
+  refresh: { running: boolean; target: number };
 }
 
 /**
@@ -104,6 +112,7 @@ export async function openReplicas(
     opening: null,
     head: null,
     gone: () => {},
+    refresh: { running: false, target: 0 },
   }));
   const clock = versionClock();
   let next = 0;
@@ -190,7 +199,36 @@ export async function openReplicas(
     }
   }
 
+  /**
+   * Reads a standby's head until it shows `version` (every POLL_MS, for up to `waitMs`), then
+   * stops: the probe carries on from there.
+   */
+  async function refresh(standby: Standby, version: number): Promise<void> {
+    const { refresh: state } = standby;
+    state.target = Math.max(state.target, version);
+    if (state.running) return;
+    state.running = true;
+    const until = Date.now() + waitMs;
+    try {
+      for (;;) {
+        const { own, reader } = standby;
+        if (standby.state !== "up" || !own || !reader) return;
+        const head = await readHead(own, reader);
+        if (head.dataVersion > (standby.head?.dataVersion ?? -1)) standby.head = head;
+        if (head.dataVersion >= state.target || Date.now() >= until) return;
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+    } catch {
+      markDown(standby);
+    } finally {
+      state.running = false;
+    }
+  }
+
   return {
+    primaryMoved(version) {
+      for (const standby of standbys) void refresh(standby, version);
+    },
     async choose(atLeast) {
       for (let tried = 0; tried < standbys.length; tried++) {
         const standby = standbys[next++ % standbys.length]!;

@@ -180,9 +180,10 @@ type OpeningStore = FactStore & {
 };
 
 function createStore(db: SqlExecutor, refreshMs: number): OpeningStore {
-  const state = policyState(db, refreshMs);
-  const statistics = planStatistics(db);
   let replicas: Replicas | null = null;
+  // The standbys read their heads again when the primary moves (never trusting the notice).
+  const state = policyState(db, refreshMs, (version) => replicas?.primaryMoved(version));
+  const statistics = planStatistics(db);
 
   /** The next data version, announced to the other instances when the transaction commits. */
   async function bumpVersion(tx: SqlExecutor): Promise<number> {
