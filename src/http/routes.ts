@@ -69,6 +69,8 @@ export interface Route {
   readonly path: string;
   readonly body: BodyUse;
   readonly call: (service: PolarService, input: RouteInput) => Promise<Reply>;
+  /** The route changes facts or the policy: a read-only key is refused it (403). */
+  readonly writes: boolean;
   /** The route's entry in the OpenAPI document. */
   readonly doc: RouteDoc;
 }
@@ -78,6 +80,7 @@ const get = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
   path,
   body: "none",
   call,
+  writes: false,
   doc,
 });
 const post = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
@@ -85,6 +88,7 @@ const post = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
   path,
   body: doc.body ? "json" : "none",
   call,
+  writes: false,
   doc,
 });
 const del = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
@@ -92,8 +96,12 @@ const del = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
   path,
   body: doc.body ? "json" : "none",
   call,
+  writes: false,
   doc,
 });
+
+/** The same route, marked as one that writes. */
+const writing = (route: Route): Route => ({ ...route, writes: true });
 
 /** Every `/api` route; paths are relative to `/api`. Each ends with its documentation. */
 export const ROUTES: readonly Route[] = [
@@ -102,17 +110,19 @@ export const ROUTES: readonly Route[] = [
     query: policyQuerySchema,
     reply: policyReplySchema,
   }),
-  post(
-    "/policy",
-    (s, { body, query }) => s.postPolicy(body, optional({ fail_fast: query.get("fail_fast") })),
-    {
-      summary: "check a policy, run its tests and make it the active policy",
-      body: policyBodySchema,
-      query: postPolicyQuerySchema,
-      reply: messageReplySchema,
-      also: { 202: "the policy equals the active one" },
-      badRequest: policyErrorSchema,
-    },
+  writing(
+    post(
+      "/policy",
+      (s, { body, query }) => s.postPolicy(body, optional({ fail_fast: query.get("fail_fast") })),
+      {
+        summary: "check a policy, run its tests and make it the active policy",
+        body: policyBodySchema,
+        query: postPolicyQuerySchema,
+        reply: messageReplySchema,
+        also: { 202: "the policy equals the active one" },
+        badRequest: policyErrorSchema,
+      },
+    ),
   ),
   post("/policy/preview", (s, { body }) => s.previewPolicy(body), {
     summary: "who would gain and who would lose which access under a candidate policy",
@@ -154,11 +164,13 @@ export const ROUTES: readonly Route[] = [
     body: querySchema,
     reply: evaluateQueryReplySchema,
   }),
-  post("/batch", (s, { body }) => s.batch(body), {
-    summary: "insert and delete facts, atomically, in order",
-    body: batchBodySchema,
-    reply: messageReplySchema,
-  }),
+  writing(
+    post("/batch", (s, { body }) => s.batch(body), {
+      summary: "insert and delete facts, atomically, in order",
+      body: batchBodySchema,
+      reply: messageReplySchema,
+    }),
+  ),
   get("/facts", (s, { query }) => s.getFacts(new Map(query)), {
     summary: "stored facts matching a pattern",
     description:
@@ -182,10 +194,12 @@ export const ROUTES: readonly Route[] = [
       reply: exportFactsReplySchema,
     },
   ),
-  post("/clear_data", (s) => s.clearData(), {
-    summary: "delete every stored fact; the policy stays",
-    reply: messageReplySchema,
-  }),
+  writing(
+    post("/clear_data", (s) => s.clearData(), {
+      summary: "delete every stored fact; the policy stays",
+      reply: messageReplySchema,
+    }),
+  ),
   post("/authorize_query", (s, { body }) => s.authorizeQuery(body), {
     summary: "SQL answering /authorize over the caller's database",
     body: authorizeQueryRequestSchema,
@@ -212,31 +226,41 @@ export const ROUTES: readonly Route[] = [
     reply: messageReplySchema,
   }),
   // The routes of the 1.x clients (src/service/compat.ts).
-  post("/facts", (s, { body }) => s.insertFact(body), {
-    summary: "insert one fact (1.x `tell`); answers the fact as stored",
-    body: insertFactBodySchema,
-    reply: factReplySchema,
-  }),
-  del("/facts", (s, { body }) => s.deleteFact(body), {
-    summary: "delete every fact matching a pattern (1.x `delete`)",
-    body: deleteFactBodySchema,
-    reply: messageReplySchema,
-  }),
-  post("/bulk_load", (s, { body }) => s.bulkLoad(body), {
-    summary: "insert facts (1.x `bulkTell`)",
-    body: bulkLoadBodySchema,
-    reply: messageReplySchema,
-  }),
-  post("/bulk_delete", (s, { body }) => s.bulkDelete(body), {
-    summary: "delete every fact matching each pattern (1.x `bulkDelete`)",
-    body: bulkDeleteBodySchema,
-    reply: messageReplySchema,
-  }),
-  post("/bulk", (s, { body }) => s.bulk(body), {
-    summary: "delete, then insert, in one transaction (1.x `bulk`)",
-    body: bulkBodySchema,
-    reply: messageReplySchema,
-  }),
+  writing(
+    post("/facts", (s, { body }) => s.insertFact(body), {
+      summary: "insert one fact (1.x `tell`); answers the fact as stored",
+      body: insertFactBodySchema,
+      reply: factReplySchema,
+    }),
+  ),
+  writing(
+    del("/facts", (s, { body }) => s.deleteFact(body), {
+      summary: "delete every fact matching a pattern (1.x `delete`)",
+      body: deleteFactBodySchema,
+      reply: messageReplySchema,
+    }),
+  ),
+  writing(
+    post("/bulk_load", (s, { body }) => s.bulkLoad(body), {
+      summary: "insert facts (1.x `bulkTell`)",
+      body: bulkLoadBodySchema,
+      reply: messageReplySchema,
+    }),
+  ),
+  writing(
+    post("/bulk_delete", (s, { body }) => s.bulkDelete(body), {
+      summary: "delete every fact matching each pattern (1.x `bulkDelete`)",
+      body: bulkDeleteBodySchema,
+      reply: messageReplySchema,
+    }),
+  ),
+  writing(
+    post("/bulk", (s, { body }) => s.bulk(body), {
+      summary: "delete, then insert, in one transaction (1.x `bulk`)",
+      body: bulkBodySchema,
+      reply: messageReplySchema,
+    }),
+  ),
   post("/bulk_actions", (s, { body }) => s.bulkActions(body), {
     summary: "the actions for each of several actor and resource pairs (1.x `bulkActions`)",
     body: bulkActionsBodySchema,

@@ -13,6 +13,7 @@ import { postgres } from "../print/postgres.js";
 import { sqlite } from "../print/sqlite.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import { policyState } from "./active-policy.js";
+import { DEFAULT_ENVIRONMENT, placeEnvironment } from "./environment.js";
 import { placeholders, type SqlExecutor } from "./executor.js";
 import {
   clearFacts,
@@ -72,6 +73,11 @@ export interface StoreOptions {
    * version, and the policy is read again after `policyRefreshMs` or when `catchUp` asks.
    */
   readonly follow?: boolean;
+  /**
+   * The environment whose store this is (src/store/environment.ts): `default` (the default)
+   * lives where the options say; another one in a schema or directory of its own beside it.
+   */
+  readonly environment?: string;
 }
 
 export interface FactStore {
@@ -111,7 +117,8 @@ export interface FactStore {
 
 /** Opens (and migrates) a store. */
 export async function openStore(options: StoreOptions = {}): Promise<FactStore> {
-  const db = await openExecutor(options);
+  const environment = options.environment ?? DEFAULT_ENVIRONMENT;
+  const db = await openExecutor(await placeEnvironment(options, environment));
   await migrate(db);
   const store = createStore(db, options.policyRefreshMs ?? 1000);
   // SQLite has no notifications: each question reads the data version (a point read).
