@@ -6,6 +6,7 @@
  * in memory every store is a database of its own already. The store's statements stay
  * unqualified: the connection's search path alone says whose facts they read.
  */
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 
@@ -60,7 +61,11 @@ export async function placeEnvironment<Place extends EnvironmentPlace>(
     await createSchema(place.databaseUrl, schema);
     return { ...place, databaseUrl: withSearchPath(place.databaseUrl, schema) };
   }
-  if (place.dataDir) return { ...place, dataDir: join(place.dataDir, "environments", environment) };
+  if (place.dataDir) {
+    const dataDir = join(place.dataDir, "environments", environment);
+    mkdirSync(dataDir, { recursive: true });
+    return { ...place, dataDir };
+  }
   return place;
 }
 
