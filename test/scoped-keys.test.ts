@@ -140,8 +140,12 @@ describe("polar-sql serve --keys", () => {
   const captured = () => {
     const out = { stdout: "", stderr: "" };
     const io: CliIo = {
-      stdout: (t) => void (out.stdout += t),
-      stderr: (t) => void (out.stderr += t),
+      stdout: (t) => {
+        out.stdout += t;
+      },
+      stderr: (t) => {
+        out.stderr += t;
+      },
       isTTY: false,
     };
     return { io, out };
