@@ -11,6 +11,7 @@
  * The store is DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test): the schema
  * bench_envs for `default` and polar_env_bench_two for the second, both dropped at the end.
  */
+import { loadavg } from "node:os";
 import pg from "pg";
 import type { PolarService } from "../../src/api/service.js";
 import { openEnvironments } from "../../src/service/environments.js";
@@ -77,6 +78,7 @@ const cases: [string[], number][] = [
   [["default"], 16],
   [["default", "bench_two"], 8],
 ];
+console.log(`load average before: ${loadavg().map((l) => l.toFixed(1)).join(" ")}\n`);
 console.log("| environments | writers each | writers in all | writes/s |");
 console.log("| --- | --- | --- | --- |");
 for (const [names, writers] of cases) {
