@@ -78,7 +78,8 @@ const cases: [string[], number][] = [
   [["default"], 16],
   [["default", "bench_two"], 8],
 ];
-console.log(`load average before: ${loadavg().map((l) => l.toFixed(1)).join(" ")}\n`);
+const load = loadavg().map((l) => l.toFixed(1));
+console.log(`load average before: ${load.join(" ")}\n`);
 console.log("| environments | writers each | writers in all | writes/s |");
 console.log("| --- | --- | --- | --- |");
 for (const [names, writers] of cases) {
