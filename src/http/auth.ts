@@ -70,13 +70,14 @@ export function keySha256(key: string): string {
   return digest(key).toString("hex");
 }
 
+/** A SHA-256 in hex, as `key_sha256` holds it. */
+export const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
+
 /** The 32 bytes of a hex SHA-256; anything else throws (a short digest could never match). */
 function sha256Digest(hex: string): Buffer {
   if (!SHA256_HEX.test(hex)) throw new Error("`keySha256` must be 64 hexadecimal digits");
   return Buffer.from(hex, "hex");
 }
-
-export const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 
 function digest(key: string): Buffer {
   return createHash("sha256").update(key, "utf8").digest();
