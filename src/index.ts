@@ -71,7 +71,15 @@ export type {
 } from "./database/types.js";
 // Reference evaluator and test runner
 export * from "./evaluate/index.js";
-export { createApp, serviceOpenApiDocument } from "./http/app.js";
+export {
+  type AppOptions,
+  createApp,
+  type ScopedEnvironments,
+  type SingleEnvironment,
+  serviceOpenApiDocument,
+} from "./http/app.js";
+export { type Access, type ApiKey, keySha256 } from "./http/auth.js";
+export { KeysFileError, loadKeysFile, parseKeysFile } from "./http/keys-file.js";
 export { createHttpMetrics, type HttpMetrics } from "./http/metrics.js";
 export { startServer } from "./http/server.js";
 export {
@@ -99,6 +107,11 @@ export { previewStoreOf } from "./preview/store-view.js";
 export { compiledQuery } from "./print/compose.js";
 export { DIALECT_NAMES, type DialectName } from "./print/registry.js";
 // Central engine and service
+export {
+  type Environments,
+  type EnvironmentsOptions,
+  openEnvironments,
+} from "./service/environments.js";
 export { createService, type ServiceOptions } from "./service/service.js";
 // Front end
 export type { Diagnostic, DiagnosticCode, Severity } from "./source/diagnostic.js";
@@ -106,6 +119,7 @@ export { formatDiagnostic, formatDiagnosticLine } from "./source/format.js";
 export { describeProblem, type Problem } from "./source/problems.js";
 export type { SourceFile, Span } from "./source/source.js";
 export { type Located, StageError } from "./source/stage-error.js";
+export { checkEnvironmentName, DEFAULT_ENVIRONMENT } from "./store/environment.js";
 export { type FactStore, openStore, StoreError, type StoreOptions } from "./store/store.js";
 // Fact sync (`polar-sql facts sync`)
 export { parseSyncConfig, type SyncConfig, SyncConfigError } from "./sync/config.js";

@@ -422,15 +422,36 @@ describe("request ids and logs", () => {
     expect(a).not.toBe(b);
   });
 
-  it("logs one line per request with id, method, route, status and latency", async () => {
+  it("logs one line per request with id, environment, method, route, status and latency", async () => {
     const { call, lines } = setup();
     await call("/api/authorize", { ...post({}), headers: { "X-Request-ID": "r-1" } });
     await call("/api/authorize", { method: "GET", headers: { "X-Request-ID": "r-2" } });
     await call("/api/zzz", { headers: { "X-Request-ID": "r-3" } });
     expect(lines.map((l) => ({ ...l.fields, ms: typeof l.fields.ms }))).toEqual([
-      { reqId: "r-1", method: "POST", route: "POST /api/authorize", status: 200, ms: "number" },
-      { reqId: "r-2", method: "GET", route: "/api/authorize", status: 405, ms: "number" },
-      { reqId: "r-3", method: "GET", route: "unmatched", status: 404, ms: "number" },
+      {
+        reqId: "r-1",
+        environment: "default",
+        method: "POST",
+        route: "POST /api/authorize",
+        status: 200,
+        ms: "number",
+      },
+      {
+        reqId: "r-2",
+        environment: "default",
+        method: "GET",
+        route: "/api/authorize",
+        status: 405,
+        ms: "number",
+      },
+      {
+        reqId: "r-3",
+        environment: "default",
+        method: "GET",
+        route: "unmatched",
+        status: 404,
+        ms: "number",
+      },
     ]);
   });
 

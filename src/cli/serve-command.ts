@@ -7,15 +7,16 @@
 import { LIMIT_SETTINGS, type LimitName, type Limits } from "../api/limits.js";
 import { ApiError, type PolarService } from "../api/service.js";
 import { createApp } from "../http/app.js";
-import { API_KEYS_ENV, generateApiKey, loadApiKeys } from "../http/auth.js";
+import { API_KEYS_ENV, type ApiKey, defaultEnvironmentKeys, generateApiKey } from "../http/auth.js";
 import { createLogger, type LogLevel } from "../http/logger.js";
-import { createHttpMetrics } from "../http/metrics.js";
 import { type ServerHandle, startServer } from "../http/server.js";
-import { createService, type ServiceOptions } from "../service/service.js";
+import { type Environments, openEnvironments } from "../service/environments.js";
+import type { ServiceOptions } from "../service/service.js";
 import type { SourceFile } from "../source/source.js";
 import { EMBEDDED_STORES, type EmbeddedStore, type ReplicaOptions } from "../store/store.js";
 import { type CommandSpec, parseCommandArgs, reportUsage, UsageError, wantsHelp } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./io.js";
+import { loadServeKeys, seedEnvironments, servedEnvironments } from "./serve-environments.js";
 import { loadPolicyFiles, readFacts } from "./sql-command.js";
 
 export const SERVE_HELP = `usage: polar-sql serve --policy <files...> [options]
@@ -38,7 +39,13 @@ options:
                           a standby further behind is skipped until it catches up
                           (default 5000)
   --facts <file>          insert facts from a JSON array of {"predicate", "args": [{"type","id"}]}
-  --api-key-file <path>   accepted API keys, one per line
+  --api-key-file <path>   accepted API keys, one per line (read-write keys of the
+                          environment \`default\`)
+  --keys <file>           a YAML keys file: each key (or its key_sha256) with its
+                          environment and access (read-write or read-only); each
+                          environment has its own policy and facts, and --policy (and
+                          --facts) start every environment that has no policy yet
+                          (docs/operations.md#environments-and-scoped-keys)
   --log-level <level>     info (default), debug, warn, error or silent
   --allow-unpaged-list    answer /list without page_size with every result at once,
                           as the 1.x clients expect (refused by default)
@@ -53,8 +60,9 @@ options:
                           raise or lower a limit (defaults and meaning: docs/limits.md)
   --help                  show this help
 
-API keys come from ${API_KEYS_ENV} (comma-separated) and --api-key-file. With none
-configured, a random key is generated and printed once; requests always need a key.
+API keys come from --keys, ${API_KEYS_ENV} (comma-separated) and --api-key-file. With
+none configured, a random key is generated and printed once; requests always need a key.
+A read-only key may ask every question and read the policy and facts; a write answers 403.
 SIGTERM or SIGINT finishes in-flight requests and closes the store; a second signal,
 or 30 s without the in-flight work finishing, exits at once.
 
@@ -94,6 +102,7 @@ export const SERVE_SPEC = {
     "replica-max-lag-ms": { type: "string" },
     facts: { type: "string" },
     "api-key-file": { type: "string" },
+    keys: { type: "string" },
     "log-level": { type: "string", default: "info" },
     "allow-unpaged-list": { type: "boolean" },
     "no-answer-cache": { type: "boolean" },
@@ -133,11 +142,12 @@ export async function runServeCommand(
   if (parsed.kind === "usage") return reportUsage(io, SERVE_SPEC, parsed.message);
   const { settings } = parsed;
 
-  let keys: string[];
+  let keys: ApiKey[];
   try {
-    keys = await loadApiKeys({
+    keys = await loadServeKeys({
       env: options.env ?? process.env,
-      ...(settings.apiKeyFile !== undefined && { keyFile: settings.apiKeyFile }),
+      ...(settings.apiKeyFile !== undefined && { apiKeyFile: settings.apiKeyFile }),
+      ...(settings.keysFile !== undefined && { keysFile: settings.keysFile }),
     });
   } catch (error) {
     io.stderr(`error: ${(error as Error).message}\n`);
@@ -154,9 +164,11 @@ export async function runServeCommand(
     settings.factsFile === undefined ? [] : await readFactsOrReport(settings.factsFile, io);
   if (facts === null) return EXIT_FAILED;
 
-  let service: PolarService;
+  let environments: Environments;
   try {
-    service = await (options.openService ?? createService)({
+    const names = servedEnvironments(keys, settings.keysFile !== undefined);
+    environments = await openEnvironments(names, {
+      ...(options.openService && { openService: options.openService }),
       ...(settings.databaseUrl !== undefined && { databaseUrl: settings.databaseUrl }),
       ...(settings.replicas && { replicas: settings.replicas }),
       ...(settings.embedded !== undefined && { embedded: settings.embedded }),
@@ -177,27 +189,30 @@ export async function runServeCommand(
   try {
     const src = sources.map((source) => source.text).join("\n");
     const filename = sources.length === 1 ? sources[0]!.name : null;
-    await service.postPolicy({ src, filename }, {});
-    if (facts.length > 0) await service.batch([{ inserts: facts }]);
+    await seedEnvironments(
+      environments.services,
+      { src, filename },
+      facts,
+      settings.keysFile !== undefined,
+    );
 
     if (keys.length === 0) {
       generated = generateApiKey();
-      keys = [generated];
+      keys = defaultEnvironmentKeys([generated]);
     }
     const logger = createLogger(settings.logLevel, options.logDestination);
-    const metrics = createHttpMetrics({ processMetrics: true });
     const app = createApp({
-      service,
-      apiKeys: keys,
+      environments: environments.services,
+      keys,
       logger,
-      metrics,
+      processMetrics: true,
       ...(settings.limits.bodyBytes !== undefined && { maxBodyBytes: settings.limits.bodyBytes }),
     });
     server = await startServer({ app, port: settings.port, host: settings.host });
   } catch (error) {
     io.stderr(`error: ${describeStartupError(error)}\n`);
     await server?.close();
-    await service.close();
+    await environments.close();
     stop.release();
     return EXIT_FAILED;
   }
@@ -212,7 +227,7 @@ export async function runServeCommand(
   await stop.requested;
   io.stdout("shutting down: finishing in-flight requests\n");
   const deadlineMs = options.shutdownMs ?? SHUTDOWN_MS;
-  const clean = await shutDown(server, service, deadlineMs);
+  const clean = await shutDown(server, environments, deadlineMs);
   stop.release();
   if (clean) return EXIT_OK;
   io.stderr(
@@ -226,7 +241,7 @@ export async function runServeCommand(
 /** Closes the server (in-flight requests finish), then the store; false past the deadline. */
 async function shutDown(
   server: ServerHandle,
-  service: PolarService,
+  service: { close(): Promise<void> },
   deadlineMs: number,
 ): Promise<boolean> {
   const closed = (async () => {
@@ -258,6 +273,7 @@ interface Settings {
   readonly replicas?: ReplicaOptions;
   readonly factsFile?: string;
   readonly apiKeyFile?: string;
+  readonly keysFile?: string;
   readonly logLevel: LogLevel;
   readonly allowUnpagedList: boolean;
   readonly noAnswerCache: boolean;
@@ -354,6 +370,7 @@ function parseServeArgs(args: readonly string[]): Parsed {
       ...(replicas.options && { replicas: replicas.options }),
       ...(values.facts !== undefined && { factsFile: values.facts }),
       ...(values["api-key-file"] !== undefined && { apiKeyFile: values["api-key-file"] }),
+      ...(values.keys !== undefined && { keysFile: values.keys }),
     },
   };
 }

@@ -10,9 +10,10 @@ import { ApiError, type PolarService, type Reading, type Reply } from "../api/se
 import { healthReplySchema } from "../api/wire.js";
 import { packageVersion } from "../core/version.js";
 import { jsonTextOf } from "../evaluate/explain-json.js";
-import { createKeyCheck } from "./auth.js";
+import { DEFAULT_ENVIRONMENT } from "../store/environment.js";
+import { type ApiKey, createKeyCheck, defaultEnvironmentKeys } from "./auth.js";
 import { MAX_BODY_BYTES, readJsonBody } from "./body.js";
-import { createHttpMetrics, type HttpMetrics } from "./metrics.js";
+import { createHttpMetrics, type HttpMetrics, processMetrics } from "./metrics.js";
 import { type DocumentedRoute, openApiDocument } from "./openapi.js";
 import { matchRoute, ROUTES, type Route } from "./routes.js";
 
@@ -22,19 +23,36 @@ export interface HttpLogger {
   error(fields: object, message: string): void;
 }
 
-export interface AppOptions {
+/** One environment, `default`, and its read-write keys. */
+export interface SingleEnvironment {
   readonly service: PolarService;
   /** Accepted bearer keys; at least one (the server never runs unauthenticated). */
   readonly apiKeys: readonly string[];
-  readonly logger: HttpLogger;
-  /** Where request metrics go; default a registry of the app's own (without process metrics). */
-  readonly metrics?: HttpMetrics;
-  /** Bodies of this many bytes or more are refused (413); default 10 MiB (docs/limits.md). */
-  readonly maxBodyBytes?: number;
 }
 
+/** Several environments (src/service/environments.ts), each reached by its own keys. */
+export interface ScopedEnvironments {
+  readonly environments: ReadonlyMap<string, PolarService>;
+  /** Accepted keys, each of an environment of `environments`; at least one. */
+  readonly keys: readonly ApiKey[];
+}
+
+export type AppOptions = (SingleEnvironment | ScopedEnvironments) & {
+  readonly logger: HttpLogger;
+  /**
+   * Where the request metrics of the environment `default` go; default a registry of the
+   * app's own. Every other environment has a registry of its own: a key sees its own
+   * environment's metrics only.
+   */
+  readonly metrics?: HttpMetrics;
+  /** Also show the process's metrics (CPU, memory, event loop lag) to every key. */
+  readonly processMetrics?: boolean;
+  /** Bodies of this many bytes or more are refused (413); default 10 MiB (docs/limits.md). */
+  readonly maxBodyBytes?: number;
+};
+
 interface Vars {
-  Variables: { requestId: string; route: string };
+  Variables: { requestId: string; route: string; environment: string | undefined };
 }
 
 const API_PREFIX = "/api";
@@ -96,10 +114,17 @@ export function serviceOpenApiDocument(): ReturnType<typeof openApiDocument> {
  *   await app.request("/health"); // 200 {"status":"ok"}
  */
 export function createApp(options: AppOptions): Hono<Vars> {
-  const { service, logger } = options;
+  const { logger } = options;
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  const checkKey = createKeyCheck(options.apiKeys);
-  const metrics = options.metrics ?? createHttpMetrics();
+  const { services, keys } = environmentsOf(options);
+  const checkKey = createKeyCheck(keys);
+  const metrics = new Map(
+    [...services.keys()].map((name) => [
+      name,
+      (name === DEFAULT_ENVIRONMENT && options.metrics) || createHttpMetrics(),
+    ]),
+  );
+  const shared = options.processMetrics ? processMetrics() : null;
   const app = new Hono<Vars>();
 
   app.use("*", async (c, next) => {
@@ -108,15 +133,26 @@ export function createApp(options: AppOptions): Hono<Vars> {
     const requestId = sent !== undefined && REQUEST_ID.test(sent) ? sent : randomUUID();
     c.set("requestId", requestId);
     c.set("route", "unmatched");
+    c.set("environment", undefined);
     await next();
     const elapsed = performance.now() - started;
     const ms = Math.round(elapsed * 100) / 100;
     const route = c.get("route").replace(/^[A-Z]+ /, "");
-    metrics.observe(route, c.req.method, c.res.status, elapsed / 1000);
+    const environment = c.get("environment");
+    // A request of no environment (no key, a wrong one, `/health`) is counted in every one.
+    const counted = environment === undefined ? metrics.values() : [metrics.get(environment)!];
+    for (const into of counted) into.observe(route, c.req.method, c.res.status, elapsed / 1000);
     c.res.headers.set("X-Request-ID", requestId);
     c.res.headers.set("Server-Timing", `oso;dur=${ms}`);
     logger.info(
-      { reqId: requestId, method: c.req.method, route: c.get("route"), status: c.res.status, ms },
+      {
+        reqId: requestId,
+        ...(environment !== undefined && { environment }),
+        method: c.req.method,
+        route: c.get("route"),
+        status: c.res.status,
+        ms,
+      },
       "request",
     );
   });
@@ -136,8 +172,10 @@ export function createApp(options: AppOptions): Hono<Vars> {
     c.set("route", "/metrics");
     const auth = checkKey(c.req.header("authorization"));
     if (auth.kind === "refused") return refuse(c, auth.message);
-    const text = await metrics.registry.metrics();
-    return c.text(text, 200, { "Content-Type": metrics.registry.contentType });
+    c.set("environment", auth.environment);
+    const own = metrics.get(auth.environment)!.registry;
+    const text = (shared ? await shared.metrics() : "") + (await own.metrics());
+    return c.text(text, 200, { "Content-Type": own.contentType });
   });
 
   app.all(`${API_PREFIX}/*`, async (c) => {
@@ -148,6 +186,8 @@ export function createApp(options: AppOptions): Hono<Vars> {
     // Authentication comes first: without a key, nothing about the routes is revealed.
     const auth = checkKey(c.req.header("authorization"));
     if (auth.kind === "refused") return refuse(c, auth.message);
+    c.set("environment", auth.environment);
+    const service = services.get(auth.environment)!;
     switch (match.kind) {
       case "unknown":
         return notFound(c);
@@ -158,6 +198,11 @@ export function createApp(options: AppOptions): Hono<Vars> {
           405,
         );
       case "found": {
+        // Refused before the body is read: a read-only key changes nothing.
+        if (match.route.writes && auth.access === "read-only") {
+          const route = `${c.req.method} ${API_PREFIX}${path}`;
+          return c.json({ message: `this API key is read-only; \`${route}\` writes` }, 403);
+        }
         const offset = c.req.header("OsoOffset");
         const reading =
           offset !== undefined && /^\d{1,15}$/.test(offset) ? { atLeast: Number(offset) } : {};
@@ -187,6 +232,23 @@ export function createApp(options: AppOptions): Hono<Vars> {
   });
 
   return app;
+}
+
+/** The environments served and the keys of each, whichever way they were given. */
+function environmentsOf(options: SingleEnvironment | ScopedEnvironments): {
+  services: ReadonlyMap<string, PolarService>;
+  keys: readonly ApiKey[];
+} {
+  const services =
+    "service" in options ? new Map([[DEFAULT_ENVIRONMENT, options.service]]) : options.environments;
+  const keys = "service" in options ? defaultEnvironmentKeys(options.apiKeys) : options.keys;
+  for (const key of keys) {
+    if (!services.has(key.environment))
+      throw new Error(
+        `an API key names the environment \`${key.environment}\`, which is not served`,
+      );
+  }
+  return { services, keys };
 }
 
 async function answer(

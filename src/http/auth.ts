@@ -4,25 +4,40 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import { DEFAULT_ENVIRONMENT } from "../store/environment.js";
 
 /** The environment variable holding comma-separated API keys. */
 export const API_KEYS_ENV = "POLAR_SQL_API_KEYS";
 
+/** What a key may do in its environment: ask and read, or also write. */
+export type Access = "read-write" | "read-only";
+
+/** An accepted key, given as itself or as the hex SHA-256 of itself, scoped to an environment. */
+export type ApiKey = ({ readonly key: string } | { readonly keySha256: string }) & {
+  readonly environment: string;
+  readonly access: Access;
+};
+
 export type AuthResult =
-  | { readonly kind: "ok" }
+  | { readonly kind: "ok"; readonly environment: string; readonly access: Access }
   | { readonly kind: "refused"; readonly message: string };
 
 /**
- * A checker for the `Authorization` header over a fixed set of keys.
+ * A checker for the `Authorization` header over a fixed set of keys: the environment and
+ * access of the key sent.
  *
- *   const check = createKeyCheck(["s3cret"]);
- *   check("Bearer s3cret"); // { kind: "ok" }
+ *   const check = createKeyCheck([{ key: "s3cret", environment: "default", access: "read-only" }]);
+ *   check("Bearer s3cret"); // { kind: "ok", environment: "default", access: "read-only" }
  */
 export function createKeyCheck(
-  keys: readonly string[],
+  keys: readonly ApiKey[],
 ): (header: string | undefined) => AuthResult {
-  const digests = keys.map((key) => digest(key.trim()));
-  if (digests.length === 0) throw new Error("at least one API key is required");
+  const known = keys.map((key) => ({
+    digest: "key" in key ? digest(key.key.trim()) : sha256Digest(key.keySha256),
+    environment: key.environment,
+    access: key.access,
+  }));
+  if (known.length === 0) throw new Error("at least one API key is required");
   return (header) => {
     if (header === undefined || header.trim() === "") {
       return refused("missing `Authorization: Bearer <key>` header");
@@ -30,11 +45,38 @@ export function createKeyCheck(
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header.trim());
     if (!match) return refused("malformed `Authorization` header; expected `Bearer <key>`");
     const candidate = digest(match[1]!);
-    let found = false;
+    let found: (typeof known)[number] | null = null;
     // No early exit: every key is compared on every request.
-    for (const known of digests) found = timingSafeEqual(candidate, known) || found;
-    return found ? { kind: "ok" } : refused("invalid API key");
+    for (const entry of known) {
+      const equal = timingSafeEqual(candidate, entry.digest);
+      found = equal ? entry : found;
+    }
+    return found
+      ? { kind: "ok", environment: found.environment, access: found.access }
+      : refused("invalid API key");
   };
+}
+
+/**
+ * Read-write keys of the environment `default`: what `--api-key-file` and `POLAR_SQL_API_KEYS`
+ * give.
+ */
+export function defaultEnvironmentKeys(keys: readonly string[]): ApiKey[] {
+  return keys.map((key) => ({ key, environment: DEFAULT_ENVIRONMENT, access: "read-write" }));
+}
+
+/** The hex SHA-256 of a key, as a keys file's `key_sha256` holds it. */
+export function keySha256(key: string): string {
+  return digest(key).toString("hex");
+}
+
+/** A SHA-256 in hex, as `key_sha256` holds it. */
+export const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
+
+/** The 32 bytes of a hex SHA-256; anything else throws (a short digest could never match). */
+function sha256Digest(hex: string): Buffer {
+  if (!SHA256_HEX.test(hex)) throw new Error("`keySha256` must be 64 hexadecimal digits");
+  return Buffer.from(hex, "hex");
 }
 
 function digest(key: string): Buffer {

@@ -48,3 +48,13 @@ export function createHttpMetrics(
     },
   };
 }
+
+/**
+ * The process's metrics (CPU, memory, event loop lag) in a registry of their own, shown
+ * beside each environment's request metrics.
+ */
+export function processMetrics(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "polar_sql_" });
+  return registry;
+}

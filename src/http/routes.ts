@@ -77,6 +77,8 @@ export interface Route {
    * up to the offset first.
    */
   readonly question: boolean;
+  /** The route changes facts or the policy: a read-only key is refused it (403). */
+  readonly writes: boolean;
   /** The route's entry in the OpenAPI document. */
   readonly doc: RouteDoc;
 }
@@ -87,6 +89,7 @@ const get = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
   body: "none",
   call,
   question: false,
+  writes: false,
   doc,
 });
 const post = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
@@ -95,6 +98,7 @@ const post = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
   body: doc.body ? "json" : "none",
   call,
   question: false,
+  writes: false,
   doc,
 });
 /** A POST that asks a question: see `Route.question`. */
@@ -108,8 +112,12 @@ const del = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
   body: doc.body ? "json" : "none",
   call,
   question: false,
+  writes: false,
   doc,
 });
+
+/** The same route, marked as one that writes. */
+const writing = (route: Route): Route => ({ ...route, writes: true });
 
 /** Every `/api` route; paths are relative to `/api`. Each ends with its documentation. */
 export const ROUTES: readonly Route[] = [
@@ -118,17 +126,19 @@ export const ROUTES: readonly Route[] = [
     query: policyQuerySchema,
     reply: policyReplySchema,
   }),
-  post(
-    "/policy",
-    (s, { body, query }) => s.postPolicy(body, optional({ fail_fast: query.get("fail_fast") })),
-    {
-      summary: "check a policy, run its tests and make it the active policy",
-      body: policyBodySchema,
-      query: postPolicyQuerySchema,
-      reply: messageReplySchema,
-      also: { 202: "the policy equals the active one" },
-      badRequest: policyErrorSchema,
-    },
+  writing(
+    post(
+      "/policy",
+      (s, { body, query }) => s.postPolicy(body, optional({ fail_fast: query.get("fail_fast") })),
+      {
+        summary: "check a policy, run its tests and make it the active policy",
+        body: policyBodySchema,
+        query: postPolicyQuerySchema,
+        reply: messageReplySchema,
+        also: { 202: "the policy equals the active one" },
+        badRequest: policyErrorSchema,
+      },
+    ),
   ),
   post("/policy/preview", (s, { body }) => s.previewPolicy(body), {
     summary: "who would gain and who would lose which access under a candidate policy",
@@ -170,11 +180,13 @@ export const ROUTES: readonly Route[] = [
     body: querySchema,
     reply: evaluateQueryReplySchema,
   }),
-  post("/batch", (s, { body }) => s.batch(body), {
-    summary: "insert and delete facts, atomically, in order",
-    body: batchBodySchema,
-    reply: messageReplySchema,
-  }),
+  writing(
+    post("/batch", (s, { body }) => s.batch(body), {
+      summary: "insert and delete facts, atomically, in order",
+      body: batchBodySchema,
+      reply: messageReplySchema,
+    }),
+  ),
   get("/facts", (s, { query }) => s.getFacts(new Map(query)), {
     summary: "stored facts matching a pattern",
     description:
@@ -198,10 +210,12 @@ export const ROUTES: readonly Route[] = [
       reply: exportFactsReplySchema,
     },
   ),
-  post("/clear_data", (s) => s.clearData(), {
-    summary: "delete every stored fact; the policy stays",
-    reply: messageReplySchema,
-  }),
+  writing(
+    post("/clear_data", (s) => s.clearData(), {
+      summary: "delete every stored fact; the policy stays",
+      reply: messageReplySchema,
+    }),
+  ),
   ask("/authorize_query", (s, { body, reading }) => s.authorizeQuery(body, reading), {
     summary: "SQL answering /authorize over the caller's database",
     body: authorizeQueryRequestSchema,
@@ -228,31 +242,41 @@ export const ROUTES: readonly Route[] = [
     reply: messageReplySchema,
   }),
   // The routes of the 1.x clients (src/service/compat.ts).
-  post("/facts", (s, { body }) => s.insertFact(body), {
-    summary: "insert one fact (1.x `tell`); answers the fact as stored",
-    body: insertFactBodySchema,
-    reply: factReplySchema,
-  }),
-  del("/facts", (s, { body }) => s.deleteFact(body), {
-    summary: "delete every fact matching a pattern (1.x `delete`)",
-    body: deleteFactBodySchema,
-    reply: messageReplySchema,
-  }),
-  post("/bulk_load", (s, { body }) => s.bulkLoad(body), {
-    summary: "insert facts (1.x `bulkTell`)",
-    body: bulkLoadBodySchema,
-    reply: messageReplySchema,
-  }),
-  post("/bulk_delete", (s, { body }) => s.bulkDelete(body), {
-    summary: "delete every fact matching each pattern (1.x `bulkDelete`)",
-    body: bulkDeleteBodySchema,
-    reply: messageReplySchema,
-  }),
-  post("/bulk", (s, { body }) => s.bulk(body), {
-    summary: "delete, then insert, in one transaction (1.x `bulk`)",
-    body: bulkBodySchema,
-    reply: messageReplySchema,
-  }),
+  writing(
+    post("/facts", (s, { body }) => s.insertFact(body), {
+      summary: "insert one fact (1.x `tell`); answers the fact as stored",
+      body: insertFactBodySchema,
+      reply: factReplySchema,
+    }),
+  ),
+  writing(
+    del("/facts", (s, { body }) => s.deleteFact(body), {
+      summary: "delete every fact matching a pattern (1.x `delete`)",
+      body: deleteFactBodySchema,
+      reply: messageReplySchema,
+    }),
+  ),
+  writing(
+    post("/bulk_load", (s, { body }) => s.bulkLoad(body), {
+      summary: "insert facts (1.x `bulkTell`)",
+      body: bulkLoadBodySchema,
+      reply: messageReplySchema,
+    }),
+  ),
+  writing(
+    post("/bulk_delete", (s, { body }) => s.bulkDelete(body), {
+      summary: "delete every fact matching each pattern (1.x `bulkDelete`)",
+      body: bulkDeleteBodySchema,
+      reply: messageReplySchema,
+    }),
+  ),
+  writing(
+    post("/bulk", (s, { body }) => s.bulk(body), {
+      summary: "delete, then insert, in one transaction (1.x `bulk`)",
+      body: bulkBodySchema,
+      reply: messageReplySchema,
+    }),
+  ),
   ask("/bulk_actions", (s, { body, reading }) => s.bulkActions(body, reading), {
     summary: "the actions for each of several actor and resource pairs (1.x `bulkActions`)",
     body: bulkActionsBodySchema,

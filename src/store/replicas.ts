@@ -183,41 +183,17 @@ export async function openReplicas(
   }, PROBE_MS);
   timer.unref();
 
-  /** A standby's head once it shows `atLeast`, or null past the wait. */
-  async function replayed(standby: Standby, atLeast: number | undefined) {
-    const { own, reader } = standby;
-    if (!own || !reader) return null;
-    const known = standby.head;
-    if (known && (atLeast === undefined || known.dataVersion >= atLeast)) return known;
-    const until = Date.now() + waitMs;
-    for (;;) {
-      const head = await readHead(own, reader);
-      if (head.dataVersion > (standby.head?.dataVersion ?? -1)) standby.head = head;
-      if (atLeast === undefined || head.dataVersion >= atLeast) return head;
-      if (Date.now() >= until) return null;
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
-  }
-
   /**
    * Reads a standby's head until it shows `version` (every POLL_MS, for up to `waitMs`), then
-   * stops: the probe carries on from there.
+   * stops: the probe carries on from there. One run at a time per standby.
    */
   async function refresh(standby: Standby, version: number): Promise<void> {
     const { refresh: state } = standby;
     state.target = Math.max(state.target, version);
     if (state.running) return;
     state.running = true;
-    const until = Date.now() + waitMs;
     try {
-      for (;;) {
-        const { own, reader } = standby;
-        if (standby.state !== "up" || !own || !reader) return;
-        const head = await readHead(own, reader);
-        if (head.dataVersion > (standby.head?.dataVersion ?? -1)) standby.head = head;
-        if (head.dataVersion >= state.target || Date.now() >= until) return;
-        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      }
+      await readUntil(standby, () => state.target, Date.now() + waitMs);
     } catch {
       markDown(standby);
     } finally {
@@ -234,7 +210,10 @@ export async function openReplicas(
         const standby = standbys[next++ % standbys.length]!;
         if (standby.state !== "up") continue;
         try {
-          return await replayed(standby, atLeast);
+          const known = standby.head;
+          if (known && (atLeast === undefined || known.dataVersion >= atLeast)) return known;
+          const head = await readUntil(standby, () => atLeast, Date.now() + waitMs);
+          return head && head.dataVersion >= (atLeast ?? 0) ? head : null;
         } catch {
           markDown(standby);
         }
@@ -249,6 +228,25 @@ export async function openReplicas(
       await Promise.all(standbys.map((standby) => standby.own?.close().catch(() => {})));
     },
   };
+}
+
+/**
+ * Reads `standby`'s head every POLL_MS until it shows `wanted()` or `until` passes, keeping
+ * the newest in `standby.head`; the last head read, or null when the standby went down.
+ */
+async function readUntil(
+  standby: Standby,
+  wanted: () => number | undefined,
+  until: number,
+): Promise<StandbyHead | null> {
+  for (;;) {
+    const { own, reader } = standby;
+    if (standby.state !== "up" || !own || !reader) return null;
+    const head = await readHead(own, reader);
+    if (head.dataVersion > (standby.head?.dataVersion ?? -1)) standby.head = head;
+    if (head.dataVersion >= (wanted() ?? 0) || Date.now() >= until) return head;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
 }
 
 /** What `own` has replayed; questions at that head read through `reader`. */

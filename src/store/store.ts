@@ -13,6 +13,7 @@ import { postgres } from "../print/postgres.js";
 import { sqlite } from "../print/sqlite.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import { policyState } from "./active-policy.js";
+import { DEFAULT_ENVIRONMENT, placeEnvironment } from "./environment.js";
 import { placeholders, type SqlExecutor } from "./executor.js";
 import {
   clearFacts,
@@ -84,6 +85,11 @@ export interface StoreOptions {
    * writes, policy changes, migrations and LISTEN stay on the primary.
    */
   readonly replicas?: ReplicaOptions;
+  /**
+   * The environment whose store this is (src/store/environment.ts): `default` (the default)
+   * lives where the options say; another one in a schema or directory of its own beside it.
+   */
+  readonly environment?: string;
 }
 
 /** Where one question reads, and what it sees there. */
@@ -138,16 +144,15 @@ export interface FactStore {
 
 /** Opens (and migrates) a store. */
 export async function openStore(options: StoreOptions = {}): Promise<FactStore> {
-  const db = await openExecutor(options);
+  if (options.replicas && options.replicas.urls.length > 0 && !options.databaseUrl)
+    throw new Error("read replicas need a PostgreSQL server (databaseUrl)");
+  const placed = await placeEnvironment(options, options.environment ?? DEFAULT_ENVIRONMENT);
+  const db = await openExecutor(placed);
   await migrate(db);
   const store = createStore(db, options.policyRefreshMs ?? 1000);
   // SQLite has no notifications: each question reads the data version (a point read).
   if (options.follow !== false && db.engine === "postgres") await store.follow();
-  if (options.replicas && options.replicas.urls.length > 0) {
-    if (!options.databaseUrl)
-      throw new Error("read replicas need a PostgreSQL server (databaseUrl)");
-    await store.readFrom(options.replicas);
-  }
+  if (placed.replicas && placed.replicas.urls.length > 0) await store.readFrom(placed.replicas);
   return store;
 }
 
