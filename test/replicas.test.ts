@@ -31,14 +31,26 @@ resource Org {
 
 interface Instance {
   readonly service: PolarService;
+  /** `GET /metrics` as text. */
+  metrics(): Promise<string>;
   /** Posts through the HTTP adapter; the reply's body and `OsoOffset`. */
-  call(path: string, body: unknown, offset?: string): Promise<{ body: any; offset: string | null }>;
+  call(
+    path: string,
+    body: unknown,
+    offset?: string,
+  ): Promise<{ body: { allowed?: boolean }; offset: string | null }>;
 }
 
 function instance(service: PolarService): Instance {
   const app = createApp({ service, apiKeys: [KEY], logger: { info() {}, error() {} } });
   return {
     service,
+    async metrics() {
+      const response = await app.request("/metrics", {
+        headers: { Authorization: `Bearer ${KEY}` },
+      });
+      return response.text();
+    },
     async call(path, body, offset) {
       const response = await app.request(`/api${path}`, {
         method: "POST",
@@ -164,6 +176,10 @@ describe.runIf(primaryUrl && standbyUrl)("read replicas on a streaming hot stand
       expect(Date.now() - started).toBeLessThan(2000);
       // Past `maxLagMs` the probe marks it lagging: questions go to the primary at once.
       await until(() => reader.service.standbys?.()[0]?.state === "lagging", 5000);
+      const metrics = await reader.metrics();
+      expect(metrics).toMatch(/polar_sql_standby_up\{standby="127\.0\.0\.1:\d+\/test"\} 0/);
+      const lag = /polar_sql_standby_lag_seconds\{standby="[^"]+"\} ([\d.]+)/.exec(metrics);
+      expect(Number(lag?.[1])).toBeGreaterThan(2);
       const again = Date.now();
       const next = await reader.call("/authorize", mayRead("paused"), offset!);
       expect(next.body.allowed).toBe(true);
@@ -172,6 +188,7 @@ describe.runIf(primaryUrl && standbyUrl)("read replicas on a streaming hot stand
       await onStandby(standbyUrl!, "SELECT pg_wal_replay_resume()");
     }
     await until(() => reader.service.standbys?.()[0]?.state === "up", 5000);
+    expect(await reader.metrics()).toMatch(/polar_sql_standby_up\{standby="[^"]+"\} 1/);
   }, 60_000);
 
   it("loses no question while the standby stops and starts again, and uses it again within seconds", async () => {

@@ -119,9 +119,10 @@ export function createApp(options: AppOptions): Hono<Vars> {
   const { services, keys } = environmentsOf(options);
   const checkKey = createKeyCheck(keys);
   const metrics = new Map(
-    [...services.keys()].map((name) => [
+    [...services.entries()].map(([name, service]) => [
       name,
-      (name === DEFAULT_ENVIRONMENT && options.metrics) || createHttpMetrics(),
+      (name === DEFAULT_ENVIRONMENT && options.metrics) ||
+        createHttpMetrics({ standbys: () => service.standbys?.() ?? [] }),
     ]),
   );
   const shared = options.processMetrics ? processMetrics() : null;

@@ -3,7 +3,8 @@
  * and latency histograms by route and method. Each app has its own registry; `serve` adds the
  * process metrics (CPU, memory, event loop lag) to it. See docs/operations.md, "Metrics".
  */
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { StandbyStatus } from "../store/replicas.js";
 
 export interface HttpMetrics {
   readonly registry: Registry;
@@ -23,10 +24,16 @@ const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
  * await metrics.registry.metrics(); // "# HELP polar_sql_http_requests_total …"
  */
 export function createHttpMetrics(
-  options: { readonly registry?: Registry; readonly processMetrics?: boolean } = {},
+  options: {
+    readonly registry?: Registry;
+    readonly processMetrics?: boolean;
+    /** The read replicas to report (src/store/replicas.ts), read at each scrape. */
+    readonly standbys?: () => readonly StandbyStatus[];
+  } = {},
 ): HttpMetrics {
   const registry = options.registry ?? new Registry();
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: "polar_sql_" });
+  if (options.standbys) standbyGauges(registry, options.standbys);
   const requests = new Counter({
     name: "polar_sql_http_requests_total",
     help: "HTTP requests answered, by route, method and status",
@@ -57,4 +64,45 @@ export function processMetrics(): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "polar_sql_" });
   return registry;
+}
+
+/**
+ * Each read replica's state, lag and statements answered, labelled by host, port and database
+ * (never the URL's user or password).
+ */
+function standbyGauges(registry: Registry, standbys: () => readonly StandbyStatus[]): void {
+  const label = (url: string) => {
+    try {
+      const parsed = new URL(url);
+      return `${parsed.host}${parsed.pathname}`;
+    } catch {
+      return "unparsed";
+    }
+  };
+  const gauge = (name: string, help: string, value: (standby: StandbyStatus) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["standby"] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const standby of standbys()) this.set({ standby: label(standby.url) }, value(standby));
+      },
+    });
+  gauge(
+    "polar_sql_standby_up",
+    "1 while a read replica takes questions, 0 while it is skipped",
+    (s) => (s.state === "up" ? 1 : 0),
+  );
+  gauge(
+    "polar_sql_standby_lag_seconds",
+    "How long ago the primary wrote the first version a read replica has not replayed",
+    (s) => s.lagMs / 1000,
+  );
+  gauge(
+    "polar_sql_standby_statements",
+    "Statements a read replica answered since the process started",
+    (s) => s.served,
+  );
 }
