@@ -200,7 +200,7 @@ async function main(): Promise<void> {
     `authorize over HTTP, ${CONNECTIONS} connections in all (saturated) or ${RATE} requests/s open loop, split evenly; p50 and p99 ms per instance\n`,
   );
   console.log(
-    "| instances | run | requests/s | p50 ms | p99 ms | errors | cores used | load avg |",
+    "| instances | run | requests/s | p50 ms | p99 ms | errors | cores used | CPU per request | load avg |",
   );
   console.log("| ---: | --- | ---: | ---: | ---: | ---: | --- | --- | ---: |");
   for (const r of rows) {
