@@ -20,6 +20,7 @@ import { openStore } from "../src/store/store.js";
 import { CENTRAL_FAMILIES, type CentralFamily, NOW } from "./support/central-families.js";
 import { serviceEngines } from "./support/central-services.js";
 import { type CheckedNode, check } from "./support/explain-checker.js";
+import { storeThrough } from "./support/watched-store.js";
 
 const RUNS = Number(process.env.CENTRAL_RUNS ?? (process.env.POLAR_SQL_LONG === "1" ? 6 : 2));
 
@@ -249,7 +250,7 @@ describe("explain reads the store by pattern", () => {
       prepared: <Row>(sql: string, params: readonly string[]) =>
         watch(sql, params, db.prepared<Row>(sql, params)),
     };
-    const service = serviceOver({ ...store, db: watched }, { now: () => NOW });
+    const service = serviceOver(storeThrough(store, watched), { now: () => NOW });
     const ask = async (user: string) =>
       (
         await service.explain({

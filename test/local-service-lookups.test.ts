@@ -9,6 +9,7 @@ import type { PolarService } from "../src/api/service.js";
 import { serviceOver } from "../src/service/service.js";
 import type { SqlExecutor } from "../src/store/executor.js";
 import { type FactStore, openStore } from "../src/store/store.js";
+import { storeThrough } from "./support/watched-store.js";
 
 const POLICY = `actor User {}
 resource Org { roles = ["member", "admin"]; "member" if "admin"; }
@@ -53,7 +54,7 @@ function counting(store: FactStore): { store: FactStore; statements: () => numbe
     transaction: (work) => store.db.transaction(work),
     close: () => store.db.close(),
   };
-  return { store: { ...store, db }, statements: () => count };
+  return { store: storeThrough(store, db), statements: () => count };
 }
 
 let base: FactStore;

@@ -10,6 +10,7 @@ import { serviceOver } from "../src/service/service.js";
 import type { SqlExecutor } from "../src/store/executor.js";
 import { openStore, type StoreOptions } from "../src/store/store.js";
 import { serverSchema } from "./support/central-services.js";
+import { storeThrough } from "./support/watched-store.js";
 
 const databaseUrl = process.env.DATABASE_URL;
 
@@ -96,7 +97,7 @@ describe("a question past the request's deadline", () => {
         return db.query(SLOW.sqlite!, [], hints);
       },
     };
-    const service = serviceOver({ ...store, db: slowed }, { limits: { requestMs: 300 } });
+    const service = serviceOver(storeThrough(store, slowed), { limits: { requestMs: 300 } });
     try {
       await service.postPolicy(
         { src: 'actor User {}\nallow(_: User, "read", _: User);\n', filename: "p.polar" },

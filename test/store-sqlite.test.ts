@@ -13,6 +13,7 @@ import type { StatementHints } from "../src/store/executor.js";
 import { openDatabase } from "../src/store/sqlite-connection.js";
 import { openSqliteStore, SQLITE_FILE } from "../src/store/sqlite-store.js";
 import { openStore } from "../src/store/store.js";
+import { storeThrough } from "./support/watched-store.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -328,7 +329,7 @@ describe("central questions over an id array", () => {
         return db.prepared<Row>(sql, params, hints);
       },
     };
-    const service = serviceOver({ ...store, db: watched }, { workers: 0 });
+    const service = serviceOver(storeThrough(store, watched), { workers: 0 });
     try {
       await service.postPolicy({ src: POLICY, filename: "p.polar" }, {});
       await service.batch([{ inserts: [isPublic("t1", true)] }]);
