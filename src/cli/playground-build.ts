@@ -6,8 +6,9 @@
  * Every file under `assets/` has its content's hash in its name (esbuild's `[hash]` for the
  * chunks, `hashedName` for the stylesheet and PGlite's files), so a server may let browsers
  * keep them for good; `index.html`, which names them, is the one file to revalidate. Each file
- * also gets a `.br` and a `.gz` copy for servers that hand out precompressed files
- * (src/cli/playground-server.ts does).
+ * also gets a brotli copy (`.br`) for servers that hand out precompressed files
+ * (src/cli/playground-server.ts does, and gzips on the fly for browsers without brotli). No
+ * `.gz` copies: they would add 6 MB to the package for browsers that rarely need them.
  *
  *   npm run build:playground            # writes dist/playground
  *   tsx src/cli/playground-build.ts out # writes out/
@@ -18,7 +19,7 @@ import { createRequire } from "node:module";
 import { basename, dirname, extname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { brotliCompress, gzip, constants as zlibConstants } from "node:zlib";
+import { brotliCompress, constants as zlibConstants } from "node:zlib";
 
 /** The package root (two levels up from src/cli and dist/cli). */
 export const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -190,13 +191,12 @@ async function writeIndex(dir: string, names: { stylesheet: string; script: stri
   await writeFile(join(dir, "index.html"), html);
 }
 
-const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
 /**
- * Writes `file.br` and `file.gz` beside each compressible file, when smaller than it. Brotli at
- * its best quality for the page's files; quality 9 for the megabytes of PGlite (several times
- * faster, a few percent larger).
+ * Writes `file.br` beside each compressible file, when smaller than it: at brotli's best
+ * quality for the page's files, at quality 9 for the megabytes of PGlite (several times faster,
+ * a few percent larger).
  */
 async function precompressAll(dir: string): Promise<void> {
   const files = (await readdir(dir, { recursive: true })).filter((file) =>
@@ -206,17 +206,13 @@ async function precompressAll(dir: string): Promise<void> {
     files.map(async (file) => {
       const content = await readFile(join(dir, file));
       const quality = content.length > 2_000_000 ? 9 : zlibConstants.BROTLI_MAX_QUALITY;
-      const [br, gz] = await Promise.all([
-        brotliAsync(content, {
-          params: {
-            [zlibConstants.BROTLI_PARAM_QUALITY]: quality,
-            [zlibConstants.BROTLI_PARAM_SIZE_HINT]: content.length,
-          },
-        }),
-        gzipAsync(content, { level: 9 }),
-      ]);
+      const br = await brotliAsync(content, {
+        params: {
+          [zlibConstants.BROTLI_PARAM_QUALITY]: quality,
+          [zlibConstants.BROTLI_PARAM_SIZE_HINT]: content.length,
+        },
+      });
       if (br.length < content.length) await writeFile(join(dir, `${file}.br`), br);
-      if (gz.length < content.length) await writeFile(join(dir, `${file}.gz`), gz);
     }),
   );
 }

@@ -2,11 +2,11 @@
  * Hands out the files of a built playground (src/cli/playground-build.ts) for
  * `polar-sql playground` (src/cli/playground-command.ts), light on the wire:
  *
- * - compressed by the request's `Accept-Encoding`: brotli, else gzip, from the build's `.br` and
- *   `.gz` copies when present, else gzipped on the fly; `Vary: Accept-Encoding` on every
- *   compressible file;
- * - a strong `ETag` per file and encoding (SHA-256 of the bytes sent), and `304 Not Modified` on a
- *   matching `If-None-Match`;
+ * - compressed by the request's `Accept-Encoding`: brotli, else gzip, from a `.br` (the build
+ *   writes them) or `.gz` copy when present, else gzipped on the fly; `Vary: Accept-Encoding`
+ *   on every compressible file;
+ * - a strong `ETag` per file and encoding (SHA-256 of the file sent, marked `-gzip` when gzipped
+ *   on the fly), and `304 Not Modified` on a matching `If-None-Match`;
  * - a name with a content hash (`main-KQGXBQ2C.js`) is kept for a year (`immutable`); any other
  *   (`index.html`) is revalidated on each use (`no-cache`).
  */
@@ -84,7 +84,7 @@ export async function serveSiteFile(
     response.end();
     return;
   }
-  const body = createReadStream(chosen.path);
+  const body = createReadStream(chosen.path).on("error", () => response.destroy());
   if (chosen.compressOnTheFly) body.pipe(createGzip()).pipe(response);
   else body.pipe(response);
 }
