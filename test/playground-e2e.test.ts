@@ -5,14 +5,14 @@
  * folder; the path is printed.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { type BrowserContext, type CDPSession, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkPolicySource, readFacts } from "../playground/src/engine.js";
 import { EXAMPLES } from "../playground/src/examples.js";
-import { buildPlayground } from "../src/cli/playground-build.js";
+import { buildPlayground, hashedName, type PlaygroundBuild } from "../src/cli/playground-build.js";
 import { runPlaygroundCommand } from "../src/cli/playground-command.js";
 import { previewByEvaluation } from "../src/preview/evaluated.js";
 import type { PreviewTriple } from "../src/preview/reply.js";
@@ -28,6 +28,36 @@ test "bob cannot push" {
 }
 `;
 
+/** The issue 32 bound on the first visit, before any SQL runs (docs/playground.md). */
+const FIRST_VISIT_LIMIT = 600 * 1024;
+/** A request for PGlite: its chunk (`sql-runner-…`) or its files. */
+const PGLITE_REQUEST = /sql-runner|pglite|initdb/;
+
+/** Bytes over the wire (compressed bodies and headers) and requests since the last `take()`. */
+function wireMeter(cdp: CDPSession) {
+  let bytes = 0;
+  let urls: string[] = [];
+  const pending = new Set<string>();
+  cdp.on("Network.requestWillBeSent", (event) => {
+    pending.add(event.requestId);
+    urls.push(event.request.url);
+  });
+  cdp.on("Network.loadingFinished", (event) => {
+    pending.delete(event.requestId);
+    bytes += event.encodedDataLength;
+  });
+  cdp.on("Network.loadingFailed", (event) => pending.delete(event.requestId));
+  return {
+    async take(): Promise<{ bytes: number; urls: string[] }> {
+      await expect.poll(() => pending.size, { timeout: 60_000 }).toBe(0);
+      const taken = { bytes, urls };
+      bytes = 0;
+      urls = [];
+      return taken;
+    },
+  };
+}
+
 // Skipped only where Chromium is missing and not required (.ci/run requires it).
 const runnable = existsSync(CHROMIUM) || process.env.POLAR_SQL_REQUIRE_BROWSER === "1";
 
@@ -42,6 +72,8 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
   const problems: string[] = [];
   let page: Page;
   let step = 0;
+  let built: PlaygroundBuild;
+  let wire: ReturnType<typeof wireMeter>;
 
   async function freshBrowser(): Promise<Page> {
     const profile = await mkdtemp(join(tmpdir(), "polar-sql-chromium-"));
@@ -65,6 +97,9 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
       if (message.type() === "error") problems.push(`console: ${message.text()}`);
     });
     opened.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    opened.on("response", (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()} for ${response.url()}`);
+    });
     opened.on("request", (request) => {
       const target = request.url();
       if (!target.startsWith(url) && !target.startsWith("data:")) {
@@ -101,7 +136,7 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
       (await mkdtemp(join(tmpdir(), "polar-sql-playground-shots-")));
     await mkdir(shots, { recursive: true });
     process.stdout.write(`playground screenshots: ${shots}\n`);
-    await buildPlayground(site);
+    built = await buildPlayground(site);
     const stop = new Promise<void>((done) => {
       stopServer = done;
     });
@@ -114,6 +149,9 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
     });
     url = await listening;
     page = await freshBrowser();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Network.enable");
+    wire = wireMeter(cdp);
     await page.goto(url);
   }, 180_000);
 
@@ -128,6 +166,29 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
   it("answers the example question on load", async () => {
     await expect.poll(() => byId("answer").textContent()).toBe("allowed");
     await shot("loaded");
+  });
+
+  it("names every asset by its content and the page by those names", async () => {
+    const assets = (await readdir(join(site, "assets"))).filter((f) => !/\.(br|gz)$/.test(f));
+    for (const file of assets) expect(file).toMatch(/-[A-Z0-9]{8}\.[a-z]+$/);
+    const stylesheet = built.initialFiles.find((file) => file.endsWith(".css"))!;
+    const css = await readFile(join(site, stylesheet));
+    expect(stylesheet).toBe(`assets/${hashedName("style.css", css)}`);
+    const html = await readFile(join(site, "index.html"), "utf8");
+    for (const file of built.initialFiles.filter((f) => f !== "index.html").slice(0, 2)) {
+      expect(html).toContain(`"${file}"`);
+    }
+  });
+
+  it("moves at most 600 KB before any SQL runs, and nothing of PGlite", async () => {
+    const visit = await wire.take();
+    process.stdout.write(`playground first visit: ${visit.bytes} bytes over the wire\n`);
+    expect(visit.bytes).toBeLessThanOrEqual(FIRST_VISIT_LIMIT);
+    // Exactly the files the build counts as initial; PGlite's chunk is not one of them.
+    const paths = visit.urls.map((u) => u.slice(url.length) || "index.html");
+    expect([...paths].sort()).toEqual([...built.initialFiles].sort());
+    expect(built.lazyFiles.filter((f) => /sql-runner-/.test(f))).toHaveLength(1);
+    expect(visit.urls.filter((u) => PGLITE_REQUEST.test(u))).toEqual([]);
   });
 
   it("shows an undeclared term's diagnostic and moves the cursor to it", async () => {
@@ -213,6 +274,8 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
   it("shows the SQL, runs it on PGlite and the rows agree with the answer", async () => {
     const dialects = await byId("dialect-select").locator("option").allTextContents();
     expect(dialects).toEqual([...DIALECT_NAMES]);
+    expect((await wire.take()).urls.filter((u) => PGLITE_REQUEST.test(u))).toEqual([]);
+    let firstRun = true;
     for (const [resource, expected] of [
       ["Repository", "1\n2\n3"],
       ["Repository:2", "allowed"],
@@ -227,6 +290,13 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
         .poll(() => byId("sql-rows").getAttribute("data-answer"), { timeout: 60_000 })
         .toBe(expected);
       expect(await byId("sql-agreement").textContent()).toBe("the rows agree with the answer");
+      if (firstRun) {
+        // PGlite came with the first run, under the hashed names the build gave its files.
+        const loaded = (await wire.take()).urls.filter((u) => PGLITE_REQUEST.test(u));
+        const lazy = built.lazyFiles.filter((f) => PGLITE_REQUEST.test(f));
+        for (const file of lazy) expect(loaded).toContain(`${url}${file}`);
+        firstRun = false;
+      }
     }
     expect(await byId("sql-rows").locator("td").count()).toBe(1);
     await shot("sql");

@@ -1,16 +1,17 @@
 /**
  * `polar-sql playground`: serves the playground's static files (docs/playground.md). All work
- * happens in the browser; the server only hands out the files of the built site, building it
- * first when it is missing and esbuild is installed (a checkout).
+ * happens in the browser; the server only hands out the files of the built site
+ * (src/cli/playground-server.ts: compressed, with ETags, hashed names kept for good), building
+ * it first when it is missing and esbuild is installed (a checkout).
  */
-import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { extname, join, resolve, sep } from "node:path";
+import { join, resolve } from "node:path";
 import { type CommandSpec, parseCommandArgs, reportUsage, UsageError, wantsHelp } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.js";
 import { buildPlayground, DEFAULT_SITE_DIR } from "./playground-build.js";
+import { serveSiteFile } from "./playground-server.js";
 
 export const PLAYGROUND_HELP = `usage: polar-sql playground [options]
 
@@ -48,16 +49,6 @@ export interface PlaygroundCommandOptions {
   readonly stop?: Promise<void>;
   readonly onListening?: (url: string) => void;
 }
-
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".wasm": "application/wasm",
-  ".data": "application/octet-stream",
-  ".png": "image/png",
-  ".json": "application/json",
-};
 
 /**
  *   await runPlaygroundCommand(["--port", "0"], processIo, { stop, onListening: console.log });
@@ -104,7 +95,10 @@ export async function runPlaygroundCommand(
   }
 
   const server = createServer((request, response) => {
-    void serveFile(dir, request.url ?? "/", request.method ?? "GET", response);
+    serveSiteFile(dir, request, response).catch(() => {
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
   });
   try {
     await new Promise<void>((done, fail) => {
@@ -131,48 +125,6 @@ async function isFile(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** The file for a request path inside `dir`, or null (outside it, or not a file). */
-async function fileFor(dir: string, url: string): Promise<string | null> {
-  let path: string;
-  try {
-    path = decodeURIComponent(new URL(url, "http://x").pathname);
-  } catch {
-    return null;
-  }
-  if (path.endsWith("/")) path += "index.html";
-  const file = resolve(dir, `.${path}`);
-  if (file !== dir && !file.startsWith(dir + sep)) return null;
-  return (await isFile(file)) ? file : null;
-}
-
-async function serveFile(
-  dir: string,
-  url: string,
-  method: string,
-  response: import("node:http").ServerResponse,
-): Promise<void> {
-  if (method !== "GET" && method !== "HEAD") {
-    response.writeHead(405, { allow: "GET, HEAD" }).end();
-    return;
-  }
-  const file = await fileFor(dir, url);
-  if (!file) {
-    response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found\n");
-    return;
-  }
-  const size = (await stat(file)).size;
-  response.writeHead(200, {
-    "content-type": CONTENT_TYPES[extname(file)] ?? "application/octet-stream",
-    "content-length": size,
-    "cache-control": "no-cache",
-  });
-  if (method === "HEAD") {
-    response.end();
-    return;
-  }
-  createReadStream(file).pipe(response);
 }
 
 function signalled(): Promise<void> {
