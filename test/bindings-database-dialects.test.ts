@@ -4,9 +4,9 @@
  * types (foreign keys, a nullable one, composite keys, booleans, a view), the draft passes
  * `bindings check`, and the local SQL of the matching dialect answers every question on the
  * engine as the reference evaluator does over the same rows. Each database-found mistake is
- * reported at its line; the checks change nothing. MariaDB runs on 127.0.0.1:3306 in a
- * database of this file's own (skipped, with a notice, when no server answers); SQLite in a
- * temp file.
+ * reported at its line; the checks change nothing. MariaDB runs on the server MARIADB_URL
+ * names, in a database of this file's own (skipped without the variable,
+ * test/support/mariadb.ts); SQLite in a temp file.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -33,7 +33,7 @@ import { DIALECT_NAMES } from "../src/print/registry.js";
 import type { Diagnostic } from "../src/source/diagnostic.js";
 import { positionOf } from "../src/source/source.js";
 import { checked } from "./local-support.js";
-import { MYSQL_URL } from "./support/dialect-engines.js";
+import { MARIADB, type MariadbServer, mariadbUrl } from "./support/mariadb.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures", "bindings");
 const POLICY_PATH = join(FIXTURES, "policy.polar");
@@ -71,20 +71,15 @@ const TABLES = [
   "audit",
 ];
 
-async function mariadbEngine(): Promise<Engine | null> {
-  let admin: mysql.Connection;
-  try {
-    admin = await mysql.createConnection({ ...MYSQL_URL, multipleStatements: true });
-  } catch {
-    return null;
-  }
+async function mariadbEngine(server: MariadbServer): Promise<Engine> {
+  const admin = await mysql.createConnection({ ...server, multipleStatements: true });
   const name = `b17_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
   await admin.query(`CREATE DATABASE ${name}; USE ${name}`);
   await admin.query(readFileSync(join(FIXTURES, "schema-mysql.sql"), "utf8"));
   // A function that writes: a binding query calling it must change nothing.
   await admin.query(`CREATE TABLE audit (n int);
     CREATE FUNCTION bump() RETURNS int MODIFIES SQL DATA BEGIN INSERT INTO audit VALUES (1); RETURN 1; END`);
-  const url = `mysql://${MYSQL_URL.user}@${MYSQL_URL.host}:${MYSQL_URL.port}/${name}`;
+  const url = mariadbUrl(server, name);
   const session = await openDatabase(url, { dialect: "mysql" });
   const rows = async (sql: string) =>
     (await admin.query({ sql, rowsAsArray: true }))[0] as unknown[][];
@@ -147,27 +142,20 @@ async function sqliteEngine(): Promise<Engine> {
 }
 
 const engines = new Map<string, Engine>();
-let mariadbDown = false;
 beforeAll(async () => {
   engines.set("sqlite", await sqliteEngine());
-  const mariadb = await mariadbEngine();
-  if (mariadb) engines.set("mariadb", mariadb);
-  else {
-    mariadbDown = true;
-    console.warn(
-      "notice: MariaDB does not answer on 127.0.0.1:3306; its bindings tests are skipped",
-    );
-  }
+  if (MARIADB) engines.set("mariadb", await mariadbEngine(MARIADB));
 });
 afterAll(async () => {
   for (const engine of engines.values()) await engine.close();
 });
 
-/** The engine, or null (the test returns early, marked skipped) when it is not running. */
-function engineFor(name: string, t: { skip(note?: string): void }): Engine | null {
+/** The engine; MariaDB's tests are marked skipped without MARIADB_URL. */
+function engineFor(name: string, t: { skip(note?: string): void }): Engine {
+  if (name === "mariadb" && !MARIADB) t.skip("MARIADB_URL is not set");
   const engine = engines.get(name);
-  if (!engine && mariadbDown) t.skip("MariaDB does not answer on 127.0.0.1:3306");
-  return engine ?? null;
+  if (!engine) throw new Error(`the ${name} engine did not open`);
+  return engine;
 }
 
 async function draft(e: Engine): Promise<string> {
@@ -207,7 +195,6 @@ function located(text: string, diagnostics: readonly Diagnostic[]): string[] {
 describe.each(["mariadb", "sqlite"])("%s", (name) => {
   it("reads the catalog: keys, nullable foreign keys, booleans and the view", async (t) => {
     const e = engineFor(name, t);
-    if (!e) return;
     const catalog = await e.session().catalog();
     const table = (n: string) => catalog.tables.find((x) => x.name === n)!;
     expect(catalog.tables.map((x) => x.name)).toEqual(
@@ -234,7 +221,6 @@ describe.each(["mariadb", "sqlite"])("%s", (name) => {
 
   it("describes a query's columns without running it, repeated names and views included", async (t) => {
     const e = engineFor(name, t);
-    if (!e) return;
     const session = e.session();
     const join = await session.describe(
       "SELECT i.id, u.id FROM issues AS i JOIN users AS u ON u.id = i.creator_id",
@@ -276,7 +262,6 @@ sql_types:
 
   it("init drafts bindings that check clean against the same database", async (t) => {
     const e = engineFor(name, t);
-    if (!e) return;
     const yaml = await draft(e);
     expect(yaml).toContain(`from schema`);
     expect(yaml).toContain(`(${e.dialect}).`);
@@ -302,7 +287,6 @@ sql_types:
 
   it("the drafted bindings answer every question on the engine as the reference evaluator does", async (t) => {
     const e = engineFor(name, t);
-    if (!e) return;
     const yaml = await draft(e);
     const bindings = (
       await checkBindingsWithDatabase(program, yaml, e.session(), { syntax: e.dialect })
@@ -372,7 +356,6 @@ sql_types:
 
   it("reports what the database finds at its line", async (t) => {
     const e = engineFor(name, t);
-    if (!e) return;
     const yaml = `facts:
   "has_relation(Issue:_, repository, Repository:_)":
     query: SELECT * FROM issues
@@ -444,7 +427,6 @@ keys:
 
   it("computed columns: warned where the engine cannot say their type, refused where it can", async (t) => {
     const e = engineFor(name, t);
-    if (!e) return;
     const yaml = `facts:
   "flag(Repository:_, Boolean:_)":
     query: SELECT id, is_public AND archived FROM repositories
@@ -474,7 +456,6 @@ sql_types:
 
   it("reads only: writing queries are refused and the database is unchanged", async (t) => {
     const e = engineFor(name, t);
-    if (!e) return;
     const before = await e.fingerprint();
     const writes =
       e.name === "mariadb"
@@ -522,7 +503,6 @@ keys:
 describe.each(["mariadb", "sqlite"])("%s: names in other cases", (name) => {
   it("keys name tables and columns as the engine compares them, whatever their case", async (t) => {
     const e = engineFor(name, t);
-    if (!e) return;
     await e.exec(
       "CREATE TABLE Teams (TeamId int NOT NULL PRIMARY KEY, OrgId varchar(64) NOT NULL); INSERT INTO Teams VALUES (1, 'acme'), (2, 'acme')",
     );
@@ -650,7 +630,6 @@ describe("the bindings command on MariaDB and SQLite", () => {
     "%s: init prints a draft that check accepts (exit 0); a mistake exits 1 at its line",
     async (name, t) => {
       const e = engineFor(name, t);
-      if (!e) return;
       const connection = ["--database-url", e.url, "--dialect", e.dialect];
       const init = await run(["bindings", "init", ...connection, "--policy", POLICY_PATH]);
       expect(init.code).toBe(0);
@@ -679,7 +658,6 @@ describe("the bindings command on MariaDB and SQLite", () => {
 
   it("MariaDB: init --schema writes qualified names, which check accepts with no default database", async (t) => {
     const e = engineFor("mariadb", t);
-    if (!e) return;
     const url = new URL(e.url);
     const schema = url.pathname.slice(1);
     url.pathname = "";
@@ -714,7 +692,6 @@ describe("the bindings command on MariaDB and SQLite", () => {
 
   it("the bindings are read in the dialect's syntax: MySQL backticks and # comments", async (t) => {
     const e = engineFor("mariadb", t);
-    if (!e) return;
     const dir = await mkdtemp(join(tmpdir(), "polar-b17-syntax-"));
     const file = join(dir, "bindings.yaml");
     await writeFile(
@@ -729,7 +706,7 @@ describe("the bindings command on MariaDB and SQLite", () => {
   it.for(["mariadb", "sqlite"])(
     "%s: the example's hand-written bindings check clean on its schema",
     async (name, t) => {
-      if (!engineFor(name, t)) return;
+      engineFor(name, t);
       const example = join(
         import.meta.dirname,
         "..",
@@ -748,9 +725,10 @@ describe("the bindings command on MariaDB and SQLite", () => {
         url = `sqlite:${file}`;
       } else {
         const database = `b17x_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-        const admin = await mysql.createConnection({ ...MYSQL_URL, multipleStatements: true });
+        const server = MARIADB!;
+        const admin = await mysql.createConnection({ ...server, multipleStatements: true });
         await admin.query(`CREATE DATABASE ${database}; USE ${database}; ${schema}`);
-        url = `mysql://${MYSQL_URL.user}@${MYSQL_URL.host}:${MYSQL_URL.port}/${database}`;
+        url = mariadbUrl(server, database);
         drop = async () => {
           await admin.query(`DROP DATABASE ${database}`);
           await admin.end();
@@ -828,7 +806,6 @@ describe("the bindings command on MariaDB and SQLite", () => {
 describe("MariaDB statement timeout", () => {
   it("a statement that runs past statementTimeout is interrupted", async (t) => {
     const e = engineFor("mariadb", t);
-    if (!e) return;
     // 625 rows at 10 ms each: far past the 300 ms allowed.
     await e.exec(
       "CREATE VIEW slow AS SELECT a.id FROM users a, users b, users c, users d WHERE SLEEP(0.01) = 0",

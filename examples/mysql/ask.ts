@@ -18,17 +18,24 @@ export interface Answers {
   readonly bobDocuments: readonly string[];
 }
 
+/** Where the server is: MariaDB or MySQL on 127.0.0.1:3306, user root, by default. */
+export interface Server {
+  readonly host: string;
+  readonly port?: number;
+  readonly user: string;
+  readonly password?: string;
+}
+
 /** Creates the example's tables in a database of its own, asks, and drops it. */
-export async function ask(database = "polar_example_mysql"): Promise<Answers> {
+export async function ask(
+  database = "polar_example_mysql",
+  server: Server = { host: "127.0.0.1", user: "root" },
+): Promise<Answers> {
   const program = checkPolicyOrThrow([
     { name: "policy.polar", text: await readFile(here("policy.polar"), "utf8") },
   ]);
   const data_bindings = await readFile(here("bindings.yaml"), "utf8");
-  const connection = await mysql.createConnection({
-    host: "127.0.0.1",
-    user: "root",
-    multipleStatements: true,
-  });
+  const connection = await mysql.createConnection({ ...server, multipleStatements: true });
   try {
     await connection.query(
       `DROP DATABASE IF EXISTS ${database}; CREATE DATABASE ${database}; USE ${database}`,
