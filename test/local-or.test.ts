@@ -32,6 +32,9 @@ import {
 import { describeEngines } from "./support/databases.js";
 import { LONG, propertyRuns } from "./support/runs.js";
 
+/** The long runs compare hundreds of statements with the evaluator on every engine. */
+const PROPERTY_MS = LONG ? 300_000 : 60_000;
+
 const HEAD = `actor User {}
 resource Doc {
   roles = ["viewer"];
@@ -193,118 +196,140 @@ describeEngines("$name", (engine) => {
     return { ...base, family: { ...family, policy }, program: checked(policy) };
   };
 
-  it("k = 1..20 `or`s in one conjunction: the evaluator's answers", async () => {
-    const db = await engine.db();
-    for (const k of ORS) {
-      const direct = await prepared(conjunctionOfOrs(HEAD, k));
-      const p = k <= DIRECT ? direct : { ...direct, reference: checked(twoRuleCalls(HEAD, k)) };
+  it(
+    "k = 1..20 `or`s in one conjunction: the evaluator's answers",
+    async () => {
+      const db = await engine.db();
+      for (const k of ORS) {
+        const direct = await prepared(conjunctionOfOrs(HEAD, k));
+        const p = k <= DIRECT ? direct : { ...direct, reference: checked(twoRuleCalls(HEAD, k)) };
+        await fc.assert(
+          fc.asyncProperty(nearlySatisfying(k), async (facts) => {
+            await compareAll(db, p, await load(db, p, facts));
+          }),
+          { numRuns: propertyRuns(2, 10) },
+        );
+      }
+    },
+    PROPERTY_MS,
+  );
+
+  it(
+    "k = 1..5 `or`s each binding a variable read after it: the evaluator's answers",
+    async () => {
+      const db = await engine.db();
+      for (let k = 1; k <= 5; k++) {
+        const p = await prepared(flowingOrs(HEAD, k));
+        // Per user and document: one side of each `or` or none, its `c` or not, and `u`.
+        const pair = fc.record({
+          sides: fc.array(fc.constantFrom("a", "b", ""), { minLength: k, maxLength: k }),
+          cs: fc.array(
+            fc.nat(4).map((n) => n === 0),
+            { minLength: k, maxLength: k },
+          ),
+          to: destination,
+        });
+        const facts = fc
+          .array(pair, {
+            minLength: USERS.length * DOCS.length,
+            maxLength: USERS.length * DOCS.length,
+          })
+          .map((pairs) =>
+            pairs.flatMap(({ sides, cs, to }, n) => {
+              const user = USERS[n % USERS.length]!;
+              const doc = DOCS[Math.floor(n / USERS.length)]!;
+              const names = [
+                "owner",
+                ...sides.flatMap((side, i) => (side ? [`${side}${i}`] : [])),
+                ...cs.flatMap((c, i) => (c ? [] : [`c${i}`])),
+              ];
+              return names.map((name) => ({ fact: relation(doc, name, user), to }));
+            }),
+          );
+        await fc.assert(
+          fc.asyncProperty(facts, async (routed) => {
+            await compareAll(db, p, await load(db, p, routed));
+          }),
+          { numRuns: propertyRuns(2, 15) },
+        );
+      }
+    },
+    PROPERTY_MS,
+  );
+
+  it(
+    "k = 1..4 `or`s whose variables only filters read after them: the evaluator's answers",
+    async () => {
+      const db = await engine.db();
+      for (let k = 1; k <= 4; k++) {
+        const p = await prepared(filteredOrs(HEAD, k));
+        const names = [
+          "owner",
+          ...Array.from({ length: k }, (_, i) => [`a${i}`, `b${i}`, `n${i}`]).flat(),
+        ];
+        const space = DOCS.flatMap((d) =>
+          USERS.flatMap((u) => names.map((r) => relation(d, r, u))),
+        );
+        const facts = fc.array(fc.record({ fact: fc.constantFrom(...space), to: destination }), {
+          maxLength: 16,
+        });
+        await fc.assert(
+          fc.asyncProperty(facts, async (routed) => {
+            await compareAll(db, p, await load(db, p, routed));
+          }),
+          { numRuns: propertyRuns(3, 20) },
+        );
+      }
+    },
+    PROPERTY_MS,
+  );
+
+  it(
+    "8 calls of two-rule predicates, kept whole past 64 branches: the evaluator's answers",
+    async () => {
+      // Facts in the caller's tables only: central or context facts of a bound predicate split
+      // each read into two branches when printed, and `list` (the resource free) multiplies out.
+      const db = await engine.db();
+      const p = await prepared(twoRuleCalls(HEAD, 8));
+      const local = nearlySatisfying(8).map((facts) =>
+        facts.map(({ fact }) => ({ fact, to: "local" as const })),
+      );
       await fc.assert(
-        fc.asyncProperty(nearlySatisfying(k), async (facts) => {
+        fc.asyncProperty(local, async (facts) => {
           await compareAll(db, p, await load(db, p, facts));
         }),
         { numRuns: propertyRuns(2, 10) },
       );
-    }
-  });
+    },
+    PROPERTY_MS,
+  );
 
-  it("k = 1..5 `or`s each binding a variable read after it: the evaluator's answers", async () => {
-    const db = await engine.db();
-    for (let k = 1; k <= 5; k++) {
-      const p = await prepared(flowingOrs(HEAD, k));
-      // Per user and document: one side of each `or` or none, its `c` or not, and `u`.
-      const pair = fc.record({
-        sides: fc.array(fc.constantFrom("a", "b", ""), { minLength: k, maxLength: k }),
-        cs: fc.array(
-          fc.nat(4).map((n) => n === 0),
-          { minLength: k, maxLength: k },
-        ),
-        to: destination,
-      });
-      const facts = fc
-        .array(pair, {
-          minLength: USERS.length * DOCS.length,
-          maxLength: USERS.length * DOCS.length,
-        })
-        .map((pairs) =>
-          pairs.flatMap(({ sides, cs, to }, n) => {
-            const user = USERS[n % USERS.length]!;
-            const doc = DOCS[Math.floor(n / USERS.length)]!;
-            const names = [
-              "owner",
-              ...sides.flatMap((side, i) => (side ? [`${side}${i}`] : [])),
-              ...cs.flatMap((c, i) => (c ? [] : [`c${i}`])),
-            ];
-            return names.map((name) => ({ fact: relation(doc, name, user), to }));
-          }),
-        );
-      await fc.assert(
-        fc.asyncProperty(facts, async (routed) => {
-          await compareAll(db, p, await load(db, p, routed));
-        }),
-        { numRuns: propertyRuns(2, 15) },
+  it(
+    "random nestings of `and`, `or` and `not`: the evaluator's answers",
+    async () => {
+      const db = await engine.db();
+      const space = USERS.flatMap((u) =>
+        DOCS.flatMap((d) => ["r0", "r1", "r2", "r3"].map((r) => relation(d, r, u))),
       );
-    }
-  });
-
-  it("k = 1..4 `or`s whose variables only filters read after them: the evaluator's answers", async () => {
-    const db = await engine.db();
-    for (let k = 1; k <= 4; k++) {
-      const p = await prepared(filteredOrs(HEAD, k));
-      const names = [
-        "owner",
-        ...Array.from({ length: k }, (_, i) => [`a${i}`, `b${i}`, `n${i}`]).flat(),
-      ];
-      const space = DOCS.flatMap((d) => USERS.flatMap((u) => names.map((r) => relation(d, r, u))));
       const facts = fc.array(fc.record({ fact: fc.constantFrom(...space), to: destination }), {
-        maxLength: 16,
+        maxLength: 12,
       });
       await fc.assert(
-        fc.asyncProperty(facts, async (routed) => {
+        fc.asyncProperty(body(), facts, async (expr, routed) => {
+          const policy = `${HEAD}has_role(u: User, "viewer", d: Doc) if ${expr};\n`;
+          // `u` read only under `not` is a policy error (the checker says so): not a case here.
+          fc.pre(checkPolicy([{ name: "p.polar", text: policy }]).ok);
+          // Facts of a bound predicate that are also central or context split each read of it
+          // into two branches when printed (2^reads): kept small enough for PGlite's memory.
+          fc.pre(expr.split("has_relation(").length - 1 <= 5);
+          const p = await prepared(policy);
           await compareAll(db, p, await load(db, p, routed));
         }),
-        { numRuns: propertyRuns(3, 20) },
+        { numRuns: propertyRuns(25, 250) },
       );
-    }
-  });
-
-  it("8 calls of two-rule predicates, kept whole past 64 branches: the evaluator's answers", async () => {
-    // Facts in the caller's tables only: central or context facts of a bound predicate split
-    // each read into two branches when printed, and `list` (the resource free) multiplies out.
-    const db = await engine.db();
-    const p = await prepared(twoRuleCalls(HEAD, 8));
-    const local = nearlySatisfying(8).map((facts) =>
-      facts.map(({ fact }) => ({ fact, to: "local" as const })),
-    );
-    await fc.assert(
-      fc.asyncProperty(local, async (facts) => {
-        await compareAll(db, p, await load(db, p, facts));
-      }),
-      { numRuns: propertyRuns(2, 10) },
-    );
-  });
-
-  it("random nestings of `and`, `or` and `not`: the evaluator's answers", async () => {
-    const db = await engine.db();
-    const space = USERS.flatMap((u) =>
-      DOCS.flatMap((d) => ["r0", "r1", "r2", "r3"].map((r) => relation(d, r, u))),
-    );
-    const facts = fc.array(fc.record({ fact: fc.constantFrom(...space), to: destination }), {
-      maxLength: 12,
-    });
-    await fc.assert(
-      fc.asyncProperty(body(), facts, async (expr, routed) => {
-        const policy = `${HEAD}has_role(u: User, "viewer", d: Doc) if ${expr};\n`;
-        // `u` read only under `not` is a policy error (the checker says so): not a case here.
-        fc.pre(checkPolicy([{ name: "p.polar", text: policy }]).ok);
-        // Facts of a bound predicate that are also central or context split each read of it
-        // into two branches when printed (2^reads): kept small enough for PGlite's memory.
-        fc.pre(expr.split("has_relation(").length - 1 <= 5);
-        const p = await prepared(policy);
-        await compareAll(db, p, await load(db, p, routed));
-      }),
-      { numRuns: propertyRuns(25, 250) },
-    );
-  });
+    },
+    PROPERTY_MS,
+  );
 });
 
 // ---------------------------------------------------------------- random bodies
