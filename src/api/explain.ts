@@ -24,7 +24,7 @@ import { DEFAULT_LIMITS, type Limits, limitError } from "./limits.js";
 import { ApiError } from "./service.js";
 
 /** A validated `/authorize` body (see `authorizeBodySchema`). */
-export interface ExplainRequest {
+interface ExplainRequest {
   readonly actor_type: string;
   readonly actor_id: string;
   readonly action: string;
@@ -33,7 +33,7 @@ export interface ExplainRequest {
 }
 
 /** The clock, the limits of an explanation's size (the defaults when not given), and where runs are made. */
-export interface ExplainSettings {
+interface ExplainSettings {
   readonly now?: () => bigint;
   readonly limits?: Pick<Limits, "explainNodes" | "explainBytes">;
   /** Where each run of the evaluator is made; in this thread by default. */

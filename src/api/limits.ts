@@ -141,7 +141,7 @@ export function checkPolicyShape(program: Program, limits: Limits): void {
  * The longest chain of calls between predicates, counting a recursive component once; computed
  * without recursion (components in reverse topological order), so any depth is measured.
  */
-export function ruleGraphDepth(program: Pick<Program, "rules">): {
+function ruleGraphDepth(program: Pick<Program, "rules">): {
   length: number;
   from: string;
 } {

@@ -50,7 +50,7 @@ export const previewReplySchema = z.object({
 });
 
 /** What the endpoint reads: the store, the service's limits and its clock. */
-export interface PreviewContext {
+interface PreviewContext {
   readonly store: FactStore;
   readonly limits: Limits;
   readonly now?: () => bigint;

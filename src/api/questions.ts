@@ -31,7 +31,7 @@ export interface LocalQuestion {
   readonly contextFacts: readonly GroundFact[];
 }
 
-export interface StatementOptions {
+interface StatementOptions {
   readonly dialect?: Dialect;
   /** Stored facts that are not in the caller's database; none by default. */
   readonly central?: CentralFacts;
@@ -63,7 +63,7 @@ export function localStatement(
 }
 
 /** The parts of an authorize, actions or list body that make a question. */
-export interface AllowQuery {
+interface AllowQuery {
   readonly actor_type: string;
   readonly actor_id: string;
   readonly action?: string;
@@ -161,7 +161,7 @@ export interface EvaluateQuery {
 }
 
 /** What `evaluate_query` returns: named columns (select) or a filter over the caller's column. */
-export type EvaluateMode =
+type EvaluateMode =
   | {
       readonly mode: "select";
       readonly query_vars_to_output_column_names: Readonly<Record<string, string>>;

@@ -314,7 +314,7 @@ function isJoinTable(context: Context, table: CatalogTable): boolean {
 }
 
 /** What the catalog gives: the drafted facts, and the key column of each entity type. */
-export interface DraftedFacts {
+interface DraftedFacts {
   readonly drafts: readonly Draft[];
   readonly keyColumns: ReadonlyMap<string, CatalogColumn>;
   /** Keyed tables and views that stand for no entity type (with a policy: none it declares). */

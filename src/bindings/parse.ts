@@ -18,7 +18,7 @@ import { formatSignature, isPolarName, readSignature } from "./signature.js";
 import { normalizeSqlType } from "./sql-type.js";
 import type { Binding, DataBindings } from "./types.js";
 
-export interface ParseDataBindingsOptions {
+interface ParseDataBindingsOptions {
   /** File name used in spans and messages; default `data_bindings`. */
   readonly fileName?: string;
   /** The SQL syntax of the binding queries (the application's engine); default `postgres`. */
@@ -54,7 +54,7 @@ export class DataBindingsError extends StageError {
 }
 
 /** Where each entry of a data bindings document was written. */
-export interface BindingsLocations {
+interface BindingsLocations {
   /** The `facts` key, where a missing binding would go; null without one. */
   readonly facts: Span | null;
   /** One per binding of `DataBindings.bindings`, in the same order. */
@@ -83,7 +83,7 @@ export interface BindingsRead {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-export type SafeParseDataBindingsResult =
+type SafeParseDataBindingsResult =
   | { readonly success: true; readonly data: DataBindings }
   | { readonly success: false; readonly error: DataBindingsError };
 

@@ -12,14 +12,14 @@ import { type SqlSyntax, scanSql, type Token } from "./scan.js";
 
 export type { SqlSyntax } from "./scan.js";
 
-export type QueryCheck =
+type QueryCheck =
   /** `query` is the text to paste: trailing whitespace and `;` removed. */
   | { readonly kind: "query"; readonly query: string }
   /** `problem` completes "query of binding `sig` …". */
   | { readonly kind: "error"; readonly problem: string };
 
 /** Like `QueryCheck`, with the defect as data (src/bindings/problems.ts writes its text). */
-export type QueryRead =
+type QueryRead =
   | { readonly kind: "query"; readonly query: string }
   | { readonly kind: "error"; readonly defect: QueryDefect };
 
@@ -226,7 +226,7 @@ const AFTER_SELECT_LIST = new Set([
 ]);
 
 /** How many columns a query returns, counted from its text, and where they are listed. */
-export interface SelectListWidth {
+interface SelectListWidth {
   readonly columns: number;
   /** `[start, end)` of each item (of a SELECT list; empty for VALUES). */
   readonly items: readonly (readonly [number, number])[];

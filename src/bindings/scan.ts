@@ -11,7 +11,7 @@ import { SQLITE_LEXICAL } from "./lexical/sqlite.js";
 export type { SqlSyntax } from "./lexical/rules.js";
 
 /** Each dialect's rules: one module per dialect. */
-export const LEXICAL_RULES: Readonly<Record<SqlSyntax, LexicalRules>> = {
+const LEXICAL_RULES: Readonly<Record<SqlSyntax, LexicalRules>> = {
   postgres: POSTGRES_LEXICAL,
   mysql: MYSQL_LEXICAL,
   sqlite: SQLITE_LEXICAL,

@@ -22,5 +22,3 @@ export const dataBindingsDocumentSchema = z.nullish(
     ),
   }),
 );
-
-export type DataBindingsDocument = z.infer<typeof dataBindingsDocumentSchema>;

@@ -4,9 +4,9 @@
  * signature text. Only for signatures that `parseSignature` accepted.
  */
 
-export type Range = readonly [number, number];
+type Range = readonly [number, number];
 
-export interface SignatureParts {
+interface SignatureParts {
   readonly predicate: Range;
   readonly args: readonly { readonly type: Range | null; readonly value: Range }[];
 }

@@ -20,12 +20,12 @@ import { isAbstractType, parseInteger } from "../core/value.js";
 import { describeBindingsProblem, type SignatureProblem } from "./problems.js";
 import type { BindingSlot } from "./types.js";
 
-export type SignatureResult =
+type SignatureResult =
   | { readonly kind: "signature"; readonly predicate: string; readonly slots: BindingSlot[] }
   | { readonly kind: "error"; readonly message: string };
 
 /** Like `SignatureResult`, with the problem as data (src/bindings/problems.ts writes its text). */
-export type SignatureRead =
+type SignatureRead =
   | { readonly kind: "signature"; readonly predicate: string; readonly slots: BindingSlot[] }
   | { readonly kind: "error"; readonly problem: SignatureProblem };
 

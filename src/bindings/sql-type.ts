@@ -6,7 +6,7 @@
  */
 
 /** How literals for a column of this type are rendered (docs/local-authorization.md#sql_types). */
-export type SqlTypeFamily =
+type SqlTypeFamily =
   /** Bare 64-bit integers; other ids cannot match. */
   | "integer"
   /** Bare decimals; other ids cannot match. */

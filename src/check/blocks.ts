@@ -11,10 +11,10 @@ import type { ResourceMeta, TypeInfo } from "./program.js";
 import { structurallyEqual } from "./structural.js";
 import { isBuiltinType } from "./types.js";
 
-export type TermKind = "role" | "permission" | "relation";
+type TermKind = "role" | "permission" | "relation";
 
 /** A name declared in a block. */
-export interface DeclaredTerm {
+interface DeclaredTerm {
   readonly kind: TermKind;
   /** The target type of a relation; absent when it has none or it is not a valid type. */
   readonly target?: string;
@@ -31,7 +31,7 @@ export interface BlockScope {
   readonly terms: ReadonlyMap<string, DeclaredTerm>;
 }
 
-export interface MergedBlocks {
+interface MergedBlocks {
   /**
    * One block per declared type, in first-seen order. A type with both an `actor` and a
    * `resource` block gets one combined `actor` block (every actor type is also a resource)

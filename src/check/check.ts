@@ -126,21 +126,6 @@ export function checkPolicyOrThrow(sources: readonly SourceFile[]): Program {
   return result.program;
 }
 
-/**
- * Checks already parsed files (for callers that build or transform ASTs themselves).
- * `diagnostics` are earlier ones, such as parse warnings, to report with the rest.
- *
- * @example
- * checkParsedPolicy([parsePolicy(source).ast], [source]).ok;
- */
-export function checkParsedPolicy(
-  files: readonly PolicyFile[],
-  sources: readonly SourceFile[],
-  diagnostics: Diagnostic[] = [],
-): CheckResult {
-  return runSteps(checkParsedSteps(files, sources, diagnostics));
-}
-
 /** The checker's passes as steps: one after each pass, none longer than ~15 ms on 10,000 rules. */
 function* checkParsedSteps(
   files: readonly PolicyFile[],

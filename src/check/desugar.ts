@@ -52,7 +52,7 @@ export function desugarBlock(
  * @example
  * desugarShorthand(shorthand, scope, scopes, diagnostics)?.name; // "has_permission"
  */
-export function desugarShorthand(
+function desugarShorthand(
   shorthand: Shorthand,
   scope: BlockScope,
   scopes: ReadonlyMap<string, BlockScope>,

@@ -18,10 +18,10 @@ import { checkDiagnostic } from "./problems.js";
 import { isSubtype, type Program, predicateKey } from "./program.js";
 
 /** The largest fact argument id, in UTF-8 bytes. */
-export const MAX_ARGUMENT_BYTES = 384;
+const MAX_ARGUMENT_BYTES = 384;
 
 /** A fact problem and the argument it concerns (0-based), if one. */
-export interface FactProblem {
+interface FactProblem {
   readonly diagnostic: Diagnostic;
   readonly argument: number | null;
 }

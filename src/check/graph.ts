@@ -66,7 +66,7 @@ export function findComponents<N>(nodes: Iterable<N>, successors: (node: N) => I
 }
 
 /** One call in a clause body: `from` calls `to`, under a `not` when `negative`. */
-export interface DependencyEdge {
+interface DependencyEdge {
   readonly from: PredicateKey;
   readonly to: PredicateKey;
   readonly negative: boolean;
@@ -74,7 +74,7 @@ export interface DependencyEdge {
   readonly span: Span;
 }
 
-export interface DependencyGraph {
+interface DependencyGraph {
   /** Every predicate with rules or called by a rule, in first-seen order. */
   readonly nodes: readonly PredicateKey[];
   readonly edges: ReadonlyMap<PredicateKey, readonly DependencyEdge[]>;
@@ -105,7 +105,7 @@ export function dependencyGraph(program: Pick<Program, "rules">): DependencyGrap
   return { nodes: [...nodes], edges };
 }
 
-export interface PredicateComponent {
+interface PredicateComponent {
   /** Mutually recursive predicates (one predicate when not mutually recursive). */
   readonly predicates: readonly PredicateKey[];
   /** True when some predicate of the component calls a predicate of the same component. */

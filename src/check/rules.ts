@@ -36,7 +36,7 @@ const NO_SPAN: Span = { file: "", start: 0, end: 0 };
  * @example
  * defaultAllowClause().origin; // "default_allow"
  */
-export function defaultAllowClause(): Clause {
+function defaultAllowClause(): Clause {
   const v = (name: string) => ({ kind: "variable" as const, name, span: NO_SPAN });
   const args = [v("actor"), v("action"), v("resource")];
   return {

@@ -15,7 +15,7 @@ import type { Clause, FactSignature, PredicateKey } from "./program.js";
 import { predicateKey } from "./program.js";
 
 /** `has_role/2,3`, `has_permission/2,3`, `has_relation/3` accept any arguments (docs/policy-language.md#project-decisions, decision 4). */
-export const OPEN_PREDICATES: ReadonlyMap<PredicateKey, number> = new Map([
+const OPEN_PREDICATES: ReadonlyMap<PredicateKey, number> = new Map([
   ["has_role/2", 2],
   ["has_role/3", 3],
   ["has_permission/2", 2],
@@ -180,7 +180,7 @@ function headOf(head: Head): { name: string; params: readonly Param[] } {
  * @example
  * literalType({ kind: "boolean", value: true, span }); // "Boolean"
  */
-export function literalType(term: Term): string | null {
+function literalType(term: Term): string | null {
   switch (term.kind) {
     case "string":
       return "String";

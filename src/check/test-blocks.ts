@@ -131,7 +131,7 @@ function groundFact(fact: Fact, diagnostics: Diagnostic[]): GroundFact | null {
  * @example
  * assertionVariables(parsedAssertion(`assert f(a, _b, a: User);`)).map((v) => v.name); // ["a"]
  */
-export function assertionVariables(assertion: Assertion): Variable[] {
+function assertionVariables(assertion: Assertion): Variable[] {
   const found = new Map<string, Variable>();
   for (const param of assertion.query.params) {
     const variable = paramVariable(param);

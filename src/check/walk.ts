@@ -55,7 +55,7 @@ export function forEachCall(
 }
 
 /** What an item mentions: every term (including object literals) and every type reference. */
-export interface ItemVisitor {
+interface ItemVisitor {
   /** A term in a head, body, fact or list. */
   term?(term: Term): void;
   /** A type used by a specializer, `matches` or `declare` (object literal types come via `term`). */

@@ -8,7 +8,7 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
 import { didYouMean } from "../source/suggest.js";
 import { type CliIo, EXIT_USAGE } from "./io.js";
 
-export interface OptionSpec {
+interface OptionSpec {
   readonly type: "string" | "boolean";
   readonly multiple?: boolean;
   readonly short?: string;

@@ -20,7 +20,7 @@ import type { CommandSpec } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./io.js";
 import { loadPolicyFiles, readFacts } from "./sql-command.js";
 
-export const BINDINGS_HELP = `usage: polar-sql bindings <check|init> [options]
+const BINDINGS_HELP = `usage: polar-sql bindings <check|init> [options]
 
   bindings check --bindings <file> [--policy <files...>] [--database-url <url>]
                  [--dialect ${DIALECTS.join("|")}] [--facts <file>] [--json] [--strict]

@@ -18,7 +18,7 @@ import { PACKAGE_ROOT } from "./playground-build.js";
  * dist/cli do: the bundled code finds package.json and dist/playground from its own URL,
  * and the worker pool loads `./worker.js` beside it (src/workers/pool.ts).
  */
-export const DEFAULT_BUNDLE_DIR = join(PACKAGE_ROOT, "dist", "bundle");
+const DEFAULT_BUNDLE_DIR = join(PACKAGE_ROOT, "dist", "bundle");
 
 /**
  * Packages left out of the bundle: native or optional ones, loaded when used, and PGlite,
@@ -26,7 +26,7 @@ export const DEFAULT_BUNDLE_DIR = join(PACKAGE_ROOT, "dist", "bundle");
  */
 const EXTERNAL = ["better-sqlite3", "mysql2", "pg-native", "@electric-sql/pglite", "esbuild"];
 
-export async function buildBundle(dir: string = DEFAULT_BUNDLE_DIR): Promise<string[]> {
+async function buildBundle(dir: string = DEFAULT_BUNDLE_DIR): Promise<string[]> {
   const esbuild = await import("esbuild");
   const result = await esbuild.build({
     absWorkingDir: PACKAGE_ROOT,

@@ -11,7 +11,7 @@ export const CHECK_SPEC: CommandSpec<{ json: { type: "boolean" } }> = {
   options: { json: { type: "boolean" } },
 };
 
-export const CHECK_HELP = `usage: polar-sql check [--json] <files...>
+const CHECK_HELP = `usage: polar-sql check [--json] <files...>
 
 Parses and checks a policy made of one or more .polar files and prints every
 diagnostic (errors and warnings) with a code frame on stderr.

@@ -16,7 +16,7 @@ import type { CommandSpec } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, useColor } from "./io.js";
 import { CommandError, loadPolicyFiles, readFacts } from "./sql-command.js";
 
-export const EXPLAIN_HELP = `usage: polar-sql explain --policy <files...> --actor <Type:id> --action <action>
+const EXPLAIN_HELP = `usage: polar-sql explain --policy <files...> --actor <Type:id> --action <action>
                         --resource <Type:id> [--facts <file>] [--context <file>] [--json]
                         [--max-explain-nodes <n>] [--max-explain-bytes <n>]
 

@@ -61,7 +61,7 @@ export const FACTS_SYNC_SPEC = {
   },
 } as const satisfies CommandSpec;
 
-export interface FactsOptions {
+interface FactsOptions {
   /** The environment for `$NAME` and the key variables; defaults to `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }

@@ -32,7 +32,7 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
-export type ReadResult =
+type ReadResult =
   | { readonly ok: true; readonly sources: SourceFile[] }
   | { readonly ok: false; readonly message: string };
 

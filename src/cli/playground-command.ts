@@ -13,7 +13,7 @@ import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.js";
 import { buildPlayground, DEFAULT_SITE_DIR } from "./playground-build.js";
 import { serveSiteFile } from "./playground-server.js";
 
-export const PLAYGROUND_HELP = `usage: polar-sql playground [options]
+const PLAYGROUND_HELP = `usage: polar-sql playground [options]
 
 Serves the playground: a page to write a policy, add facts, ask questions, see
 the SQL a question compiles to and run it on PGlite, all in the browser.
@@ -44,7 +44,7 @@ export const PLAYGROUND_SPEC = {
   },
 } as const satisfies CommandSpec;
 
-export interface PlaygroundCommandOptions {
+interface PlaygroundCommandOptions {
   /** Resolves to stop the server (tests); SIGINT/SIGTERM otherwise. */
   readonly stop?: Promise<void>;
   readonly onListening?: (url: string) => void;

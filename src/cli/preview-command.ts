@@ -30,7 +30,7 @@ import { CommandError, loadPolicyFiles, readFacts } from "./sql-command.js";
 const USAGE =
   "polar-sql preview --policy <files...> --new-policy <files...> [--facts <file>] [--json] [--page-size <n>]";
 
-export const PREVIEW_HELP = `usage: ${USAGE}
+const PREVIEW_HELP = `usage: ${USAGE}
        polar-sql preview --new-policy <files...> --url <server> [--json] [--page-size <n>]
 
 Lists who would gain and who would lose which permission on which resource if the
@@ -204,7 +204,7 @@ async function allPages(
  * The readable form: one section per resource type and permission that changes, `+` for a
  * gain and `-` for a loss, then the totals and the tests.
  */
-export function formatPreview(reply: PreviewReplyBody): string {
+function formatPreview(reply: PreviewReplyBody): string {
   const lines: string[] = [];
   let gained = 0;
   let lost = 0;

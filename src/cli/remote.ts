@@ -16,8 +16,8 @@ import {
 } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK } from "./io.js";
 
-export const URL_ENV = "POLAR_SQL_URL";
-export const API_KEY_ENV = "POLAR_SQL_API_KEY";
+const URL_ENV = "POLAR_SQL_URL";
+const API_KEY_ENV = "POLAR_SQL_API_KEY";
 
 /** The options of every client command; their specs declare them with their own. */
 export const CONNECTION_OPTIONS = {
@@ -46,7 +46,7 @@ export interface RemoteSpec<Options extends OptionSpecs> extends CommandSpec<Opt
   readonly help: string;
 }
 
-export interface RemoteContext<Options extends OptionSpecs> {
+interface RemoteContext<Options extends OptionSpecs> {
   readonly client: PolarClient;
   readonly values: ParsedArgs<Options>["values"];
   readonly positionals: readonly string[];

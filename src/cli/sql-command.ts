@@ -34,7 +34,7 @@ import {
 } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readSources } from "./io.js";
 
-export const SQL_HELP = `usage: polar-sql sql <question> --policy <files...> --bindings <file> [options]
+const SQL_HELP = `usage: polar-sql sql <question> --policy <files...> --bindings <file> [options]
 
 Compiles one local-authorization question into SQL and prints it, as the
 /authorize_query, /actions_query, /list_query and /evaluate_query_local endpoints would.

@@ -10,7 +10,7 @@ export const TEST_SPEC: CommandSpec<{ json: { type: "boolean" } }> = {
   options: { json: { type: "boolean" } },
 };
 
-export const TEST_HELP = `usage: polar-sql test [--json] <files...>
+const TEST_HELP = `usage: polar-sql test [--json] <files...>
 
 Checks a policy made of one or more .polar files and runs its test blocks and
 inline queries against the reference evaluator. Prints one line per test.

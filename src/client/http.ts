@@ -60,7 +60,7 @@ export interface PolarClient {
   previewPolicy(request: PreviewRequestBody): Promise<PreviewReplyBody>;
 }
 
-export interface PreviewRequestBody {
+interface PreviewRequestBody {
   readonly src: string;
   readonly filename: string | null;
   readonly page_size?: number;

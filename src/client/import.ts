@@ -13,7 +13,7 @@ export interface NumberedFact {
 }
 
 /** Bodies stay well below the server's 10 MiB limit whatever the batch size. */
-export const MAX_BATCH_BYTES = 4 << 20;
+const MAX_BATCH_BYTES = 4 << 20;
 
 /** Lookups of stored facts under way at once. */
 const LOOKUPS_AT_ONCE = 8;
@@ -33,7 +33,7 @@ export class ImportFailure extends Error {
   }
 }
 
-export interface SendOptions {
+interface SendOptions {
   /** Facts per request. */
   readonly batchSize: number;
   /** How many facts the records hold (known from the first pass): the last batch needs no lookup. */

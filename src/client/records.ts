@@ -7,7 +7,7 @@
 import { createReadStream } from "node:fs";
 
 /** The longest record (a line, or an element of the array) read, in UTF-16 code units. */
-export const MAX_RECORD_CHARS = 1 << 20;
+const MAX_RECORD_CHARS = 1 << 20;
 
 export type FileRecord =
   | { readonly line: number; readonly value: unknown }

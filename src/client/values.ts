@@ -31,7 +31,7 @@ export interface PatternValue {
   readonly id: string | null;
 }
 
-export type ValueResult<T> =
+type ValueResult<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly message: string };
 

@@ -6,7 +6,7 @@
  */
 
 /** The budgets counted while the work runs (the other limits are checked before it starts). */
-export type BudgetName = "planSteps" | "branches" | "evaluationSteps";
+type BudgetName = "planSteps" | "branches" | "evaluationSteps";
 
 export type WorkBudget = Readonly<Record<BudgetName, number>>;
 

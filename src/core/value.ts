@@ -10,7 +10,7 @@ export interface Value {
 }
 
 export const PRIMITIVE_TYPES = ["String", "Integer", "Boolean"] as const;
-export type PrimitiveType = (typeof PRIMITIVE_TYPES)[number];
+type PrimitiveType = (typeof PRIMITIVE_TYPES)[number];
 export const ABSTRACT_TYPES = ["Actor", "Resource"] as const;
 
 export const INTEGER_MIN = -(2n ** 63n);

@@ -32,7 +32,7 @@ import type {
  * What a session reads of a result column's protocol metadata (mysql2's `FieldPacket` has these
  * and more). Declared here so that the package's types do not need mysql2, an optional peer.
  */
-export interface MysqlField {
+interface MysqlField {
   readonly name: string;
   readonly db?: string | undefined;
   readonly orgTable?: string | undefined;

@@ -104,13 +104,13 @@ interface ColumnInfo {
  * What a session uses of a better-sqlite3 database and its statements. Declared here so that
  * the package's types do not need better-sqlite3's; its `Database` fits.
  */
-export interface SqliteDatabase {
+interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
   exec(sql: string): unknown;
 }
 
 /** A prepared better-sqlite3 statement, as a session uses it. */
-export interface SqliteStatement {
+interface SqliteStatement {
   /** Whether it returns rows, and whether it leaves the database unchanged. */
   readonly reader: boolean;
   readonly readonly: boolean;

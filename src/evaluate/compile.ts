@@ -22,7 +22,7 @@ export interface CallAtom {
   readonly predicate: PredicateKey;
   readonly args: readonly TermIR[];
 }
-export interface UnifyAtom {
+interface UnifyAtom {
   readonly kind: "unify";
   readonly left: TermIR;
   readonly right: TermIR;
@@ -36,14 +36,14 @@ export interface CompareAtom {
   readonly right: TermIR;
   readonly span: Span;
 }
-export interface InAtom {
+interface InAtom {
   readonly kind: "in";
   readonly element: TermIR;
   readonly list: readonly TermIR[];
   /** Null for the membership a question's id list adds. */
   readonly span: Span | null;
 }
-export interface MatchesAtom {
+interface MatchesAtom {
   readonly kind: "matches";
   readonly variable: TermIR;
   readonly type: string;
@@ -61,7 +61,7 @@ export interface NotAtom {
 export type Atom = CallAtom | UnifyAtom | CompareAtom | InAtom | MatchesAtom | NotAtom;
 export type Conjunction = readonly Atom[];
 
-export interface HeadParam {
+interface HeadParam {
   readonly term: TermIR;
   /** The specializer of `x: T` / `_: T`. */
   readonly type: string | null;
@@ -210,7 +210,7 @@ function toDnf(expr: Expr): Conjunction[] {
 }
 
 /** Named (non-`_`) variables anywhere in an expression. */
-export function namedVariables(expr: Expr): Set<string> {
+function namedVariables(expr: Expr): Set<string> {
   const names = new Set<string>();
   const addTerm = (term: Term) => {
     if (term.kind === "variable" && term.name !== "_") names.add(term.name);

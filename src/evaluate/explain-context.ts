@@ -166,7 +166,7 @@ export function resolveTerm(context: Context, env: Env, term: TermIR): Slot {
   }
 }
 
-export function callArgs(context: Context, atom: CallAtom, env: Env): Slot[] {
+function callArgs(context: Context, atom: CallAtom, env: Env): Slot[] {
   return atom.args.map((term) => resolveTerm(context, env, term));
 }
 

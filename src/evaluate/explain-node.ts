@@ -85,12 +85,12 @@ const ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /** A Polar string literal: `"it's \"x\""`. */
-export function polarString(text: string): string {
+function polarString(text: string): string {
   return `"${text.replace(/[\\"\n\r\t\0]/g, (char) => ESCAPES[char]!)}"`;
 }
 
 /** `"read"`, `5`, `true`, `User{"ada"}`; an id no literal can write: `Integer{"x"}`. */
-export function valueText(value: Value): string {
+function valueText(value: Value): string {
   switch (value.type) {
     case "String":
       return polarString(value.id);

@@ -28,7 +28,7 @@ const GRANTED_BY_FACTS = new Set(["has_role", "has_relation"]);
 /** Bindings of a conjunction's prefix kept while looking for the atom that fails. */
 const MAX_BINDINGS = 64;
 
-export interface Refuter {
+interface Refuter {
   refute(goal: Goal): ExplainNode;
 }
 

@@ -42,7 +42,7 @@ export interface ExplainOptions {
   readonly limits?: Partial<ExplainLimits>;
 }
 
-export interface LayeredExplainOptions extends Omit<ExplainOptions, "contextFacts" | "localFacts"> {
+interface LayeredExplainOptions extends Omit<ExplainOptions, "contextFacts" | "localFacts"> {
   /** Told of every fact lookup: see `SessionOptions.onLookup`. */
   readonly onLookup?: FactLookupListener;
 }

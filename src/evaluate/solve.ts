@@ -32,7 +32,7 @@ import {
 /** Variable bindings; a missing name is unbound (any value). */
 export type Env = ReadonlyMap<string, Slot>;
 /** Receives each solution; returning true stops the search. */
-export type Emit = (env: Env) => unknown;
+type Emit = (env: Env) => unknown;
 
 export interface HeadMatch {
   readonly env: Env;

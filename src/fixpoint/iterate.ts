@@ -48,14 +48,14 @@ export interface FixpointBudget {
   readonly rows: number;
 }
 
-export const DEFAULT_FIXPOINT_BUDGET: FixpointBudget = { rounds: 1000, rows: 2_000_000 };
+const DEFAULT_FIXPOINT_BUDGET: FixpointBudget = { rounds: 1000, rows: 2_000_000 };
 
 /** A family that did not reach its fixpoint within the budget (a 400 for the caller). */
-export class FixpointBudgetError extends PlanError {
+class FixpointBudgetError extends PlanError {
   override readonly name = "FixpointBudgetError";
 }
 
-export interface IterationInput {
+interface IterationInput {
   readonly program: Program;
   /** The store's dialect: the iteration's statements are printed for it. */
   readonly dialect: Dialect;
@@ -71,7 +71,7 @@ export interface IterationInput {
 }
 
 /** The question's statement over a program and bindings in which some families are tables. */
-export type Ask = (program: Program, bindings: DataBindings) => Statement;
+type Ask = (program: Program, bindings: DataBindings) => Statement;
 
 interface Prepared {
   readonly families: readonly { family: Family; tables: FamilyTables; plans: FamilyPlans }[];

@@ -41,7 +41,7 @@ export function familyTables(index: number, width: number): FamilyTables {
 }
 
 /** `predicate, t0, i0, …` */
-export function rowColumns(tables: FamilyTables): string[] {
+function rowColumns(tables: FamilyTables): string[] {
   const columns = ["predicate"];
   for (let i = 0; i < tables.width; i++) columns.push(`t${i}`, `i${i}`);
   return columns;

@@ -18,7 +18,7 @@ export type ApiKey = ({ readonly key: string } | { readonly keySha256: string })
   readonly access: Access;
 };
 
-export type AuthResult =
+type AuthResult =
   | { readonly kind: "ok"; readonly environment: string; readonly access: Access }
   | { readonly kind: "refused"; readonly message: string };
 

@@ -51,15 +51,15 @@ import {
 } from "../api/wire.js";
 import type { RouteDoc } from "./openapi.js";
 
-export type Method = "GET" | "POST" | "DELETE";
+type Method = "GET" | "POST" | "DELETE";
 
 /**
  * `json`: a JSON body is required. `none`: any body is ignored unread (GETs, `POST /clear_data`,
  * which the client sends without a body but with a JSON content type).
  */
-export type BodyUse = "json" | "none";
+type BodyUse = "json" | "none";
 
-export interface RouteInput {
+interface RouteInput {
   readonly body: unknown;
   readonly query: URLSearchParams;
   /** The freshness the request asks for (its `OsoOffset`). */
@@ -293,7 +293,7 @@ export const ROUTES: readonly Route[] = [
   }),
 ];
 
-export type RouteMatch =
+type RouteMatch =
   | { readonly kind: "found"; readonly route: Route }
   | { readonly kind: "wrong-method"; readonly allowed: readonly Method[] }
   | { readonly kind: "unknown" };

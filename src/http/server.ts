@@ -15,7 +15,7 @@ export interface ServerHandle {
   close(): Promise<void>;
 }
 
-export interface StartOptions {
+interface StartOptions {
   // biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its variables
   readonly app: Hono<any>;
   /** 0 picks a free port. */

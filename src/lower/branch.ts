@@ -289,7 +289,7 @@ function nullGuards(lowering: Lowering, branch: Branch): OperationNode[] {
   return guards;
 }
 
-export interface BranchOptions {
+interface BranchOptions {
   /** Rows known when printing that outer branches read (for a branch under `NOT EXISTS`). */
   readonly known?: KnownRows;
   /** Sources before the branch's own (a recursive step's self reference). */

@@ -93,7 +93,7 @@ export function parens(node: OperationNode): OperationNode {
   return ParensNode.create(node);
 }
 
-export interface SelectParts {
+interface SelectParts {
   readonly with?: WithNode;
   readonly distinct?: boolean;
   readonly selections: readonly OperationNode[];

@@ -8,7 +8,7 @@ import { type OperationNode, ValueNode } from "kysely";
 import type { LiteralTerm, ParamTerm, TimeTerm } from "../plan/ir.js";
 
 /** Where a value comes from: a constant, a question param, or the clock. */
-export type ValueOrigin = LiteralTerm | ParamTerm | TimeTerm;
+type ValueOrigin = LiteralTerm | ParamTerm | TimeTerm;
 
 export interface SqlValue {
   readonly kind: "sql-value";

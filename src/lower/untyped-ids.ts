@@ -26,7 +26,7 @@ import { valueNode } from "./sql-value.js";
 export type KnownRows = ReadonlyMap<string, ValuesSource | null>;
 
 /** From this many ids on, a list is written as one array literal: `col = any('{1,2,…}')`. */
-export const ARRAY_FROM = 16;
+const ARRAY_FROM = 16;
 
 /** Whether values of `type` are entity ids without a `sql_types` entry. */
 export function untypedIds(lowering: Lowering, type: string): boolean {

@@ -53,7 +53,7 @@ export type Resolved =
  * What a body is planned in: the clause (for messages) and the outer variables of each `not`
  * and each `or`.
  */
-export interface Scope {
+interface Scope {
   readonly clause: Clause | null;
   readonly outerOfNot: ReadonlyMap<Not, ReadonlySet<string>>;
   readonly outerOfOr: ReadonlyMap<Or, ReadonlySet<string>>;
@@ -79,7 +79,7 @@ export function planBody(
 }
 
 /** The states in which `expr` holds, extending `state` (see `planBody`). */
-export function planExpr(planner: Planner, scope: Scope, state: State, expr: Expr): State[] {
+function planExpr(planner: Planner, scope: Scope, state: State, expr: Expr): State[] {
   return planConjunction(planner, scope, state, flattenAnd(expr), 1);
 }
 
@@ -315,7 +315,7 @@ function planCallInlined(planner: Planner, scope: Scope, state: State, call: Cal
 }
 
 /** `left = right` between resolved terms: binds, unifies or compares. */
-export function unifyResolved(
+function unifyResolved(
   planner: Planner,
   state: State,
   left: Resolved,

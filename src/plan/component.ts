@@ -85,7 +85,7 @@ export function mergeComponent(planner: Planner, members: readonly Member[]): In
 
 // ---------------------------------------------------------------- the merged plan
 
-export type Form = "demand" | "answers";
+type Form = "demand" | "answers";
 
 /** The layout of the merged arguments. */
 interface Layout {

@@ -106,12 +106,7 @@ export interface Planner {
 }
 
 /** The states in which a clause body holds, starting from the head's bindings. */
-export type BodyPlanner = (
-  planner: Planner,
-  clause: Clause | null,
-  state: State,
-  body: Expr,
-) => State[];
+type BodyPlanner = (planner: Planner, clause: Clause | null, state: State, body: Expr) => State[];
 
 /**
  * A planner for a program and its data bindings; callers use `createPlanner` of plan.ts, which
@@ -164,7 +159,7 @@ export function freshVariable(planner: Planner): string {
 }
 
 /** `Lstring:"read"`, `BUser`, `F<Actor`: one argument's part of an instance key. */
-export function adornmentKey(adornment: Adornment): string {
+function adornmentKey(adornment: Adornment): string {
   switch (adornment.kind) {
     case "literal":
       return `L${adornment.value.type}:${JSON.stringify(adornment.value.id)}`;

@@ -11,7 +11,7 @@ import type { Branch, Condition, Output, Plan, RecursiveCte, Source, Term } from
 import { formatConstraint } from "./types.js";
 
 /** `f0.arg2`, `"read"`, `$actor`, `@current_unix_time`. */
-export function formatTerm(term: Term): string {
+function formatTerm(term: Term): string {
   switch (term.kind) {
     case "column":
       return `${term.alias}.${term.column}`;
@@ -79,7 +79,7 @@ function formatCondition(condition: Condition, indent: string): string {
 }
 
 /** One branch on one line (nested `not exists` branches on their own, indented). */
-export function formatBranch(branch: Branch, indent = ""): string {
+function formatBranch(branch: Branch, indent = ""): string {
   const parts: string[] = [];
   if (branch.sources.length > 0) {
     parts.push(

@@ -20,7 +20,7 @@ import {
 import { satisfies } from "./types.js";
 
 /** Where a head position's output comes from once the body is planned. */
-export type HeadOutput =
+type HeadOutput =
   | { readonly kind: "variable"; readonly name: string }
   | { readonly kind: "term"; readonly term: Term };
 

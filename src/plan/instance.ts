@@ -135,7 +135,7 @@ function finishInstance(
 }
 
 /** The predicates of the recursive component of `name/arity` (itself when not recursive). */
-export function componentPredicates(
+function componentPredicates(
   planner: Planner,
   name: string,
   arity: number,

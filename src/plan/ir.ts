@@ -35,7 +35,7 @@ export interface TimeTerm {
   readonly kind: "time";
 }
 /** Planner-internal: argument `index` of a predicate instance, bound by the caller. */
-export interface InputTerm {
+interface InputTerm {
   readonly kind: "input";
   readonly index: number;
   readonly type: string;
@@ -45,7 +45,7 @@ export interface InputTerm {
  * The caller's column in filter mode and `list_query` (`tickets.id`), when a variable can only
  * be bound by the caller's rows (a wildcard under `not` or a comparison, docs/policy-language.md#wildcards).
  */
-export interface OuterTerm {
+interface OuterTerm {
   readonly kind: "outer";
   readonly type: string;
 }
@@ -54,7 +54,7 @@ export interface OuterTerm {
  * No value (SQL NULL of `type`): a column of a merged recursive CTE that belongs to another
  * member than the row's (see component.ts). Never equal to anything.
  */
-export interface NullTerm {
+interface NullTerm {
   readonly kind: "null";
   readonly type: string;
 }
@@ -116,7 +116,7 @@ export interface FactsSource {
  * The ids of a question variable given as a list of several (`ids: ["1", "2"]`), one row
  * each; column `arg0`. Supplied when printing.
  */
-export interface ParamSource {
+interface ParamSource {
   readonly kind: "param";
   readonly name: string;
   readonly type: string;
@@ -128,7 +128,7 @@ export interface ValuesSource {
   readonly rows: readonly (readonly Value[])[];
 }
 /** A recursive CTE of the plan (index into `Plan.ctes`). */
-export interface CteSource {
+interface CteSource {
   readonly kind: "cte";
   readonly cte: number;
 }
@@ -174,7 +174,7 @@ export interface InCondition {
  * whole because every variable it shares with the rest of the rule is bound before it:
  * docs/limits.md, "branches"), correlated through the outer aliases it mentions.
  */
-export interface SubqueryCondition {
+interface SubqueryCondition {
   readonly kind: "not_exists" | "exists";
   readonly branches: readonly Branch[];
 }

@@ -126,7 +126,7 @@ function mergePass(entries: readonly Keyed[]): Keyed[] | null {
  *
  *   mergeBranches([b("f2.arg1 = 'member'"), b("f2.arg1 = 'admin'")]) // [b("f2.arg1 IN (…)")]
  */
-export function mergeBranches(branches: readonly Branch[]): Branch[] {
+function mergeBranches(branches: readonly Branch[]): Branch[] {
   let current = branches.map((branch) => keyed(mergeNested(branch)));
   const pass = (entries: readonly Keyed[]) => mergePass(entries) ?? mergeFactsPass(entries);
   for (let merged = pass(current); merged; merged = pass(current)) current = merged;

@@ -44,7 +44,7 @@ export function nonLinearRule(
 }
 
 /** A rule of non-linear recursion and its first call of `members` beyond one per conjunction. */
-export interface NonLinearSite {
+interface NonLinearSite {
   readonly clause: Clause;
   readonly call: Call;
 }

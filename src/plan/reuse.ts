@@ -27,7 +27,7 @@ import {
 import { canonicalAliases } from "./merge.js";
 import { instantiate, mentions, replaceColumns } from "./rewrite.js";
 
-export const SIGNATURE_SELF = "%self";
+const SIGNATURE_SELF = "%self";
 
 /**
  * The step relation of a walk over `plan`: what each step reads and which values it leads

@@ -14,7 +14,7 @@ import {
   type Term,
 } from "./ir.js";
 
-export interface BranchMapper {
+interface BranchMapper {
   /** The new name of a source alias (applied to sources and to column terms). */
   readonly alias: (alias: string) => string;
   /** Applied to every term after its alias was renamed. */
@@ -40,7 +40,7 @@ function mapSource(source: Source, mapper: BranchMapper): Source {
 }
 
 /** One term through the mapper (alias renamed first, then `mapper.term`). */
-export function mapTerm(term: Term, mapper: BranchMapper): Term {
+function mapTerm(term: Term, mapper: BranchMapper): Term {
   const renamed = term.kind === "column" ? { ...term, alias: mapper.alias(term.alias) } : term;
   return mapper.term(renamed);
 }

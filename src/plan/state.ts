@@ -16,7 +16,7 @@ import {
 } from "./ir.js";
 import { ANY_TYPE, mergeConstraints, satisfies } from "./types.js";
 
-export interface VarSlot {
+interface VarSlot {
   /** Null while unbound. */
   readonly term: Term | null;
   readonly constraint: TypeConstraint;

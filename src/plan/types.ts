@@ -58,15 +58,6 @@ export function mergeConstraints(
   return candidateTypes(program, merged).length > 0 ? merged : null;
 }
 
-/** Adds `type` to the required supertypes; null when nothing can meet the result. */
-export function requireType(
-  program: Program,
-  constraint: TypeConstraint,
-  type: string,
-): TypeConstraint | null {
-  return mergeConstraints(program, constraint, { exact: null, requires: [type] });
-}
-
 /** A short key for plan-cache keys: `=User`, `<Actor`, `*`. */
 export function constraintKey(constraint: TypeConstraint): string {
   if (constraint.exact !== null) return `=${constraint.exact}`;

@@ -6,7 +6,7 @@
 import type { Clause } from "../check/program.js";
 import type { Term as AstTerm, Expr, Not, Or } from "../polar/ast.js";
 
-export interface VariableUse {
+interface VariableUse {
   readonly outerOfNot: Map<Not, Set<string>>;
   readonly outerOfOr: Map<Or, Set<string>>;
   readonly occurrences: Map<string, number>;

@@ -47,7 +47,7 @@ export interface Variable {
   readonly span: Span;
 }
 
-export type Literal = StringLit | IntegerLit | BooleanLit | ObjectLit;
+type Literal = StringLit | IntegerLit | BooleanLit | ObjectLit;
 export type Term = Literal | CurrentTime | Variable;
 
 /** `x: T` or `_: T` in a rule head. */
@@ -123,22 +123,22 @@ export interface ShorthandRef {
   readonly span: Span;
 }
 /** `global "g"` inside a block. */
-export interface ShorthandGlobal {
+interface ShorthandGlobal {
   readonly kind: "shorthand_global";
   readonly term: StringLit | Variable;
   readonly span: Span;
 }
-export interface SOr {
+interface SOr {
   readonly kind: "or";
   readonly operands: readonly ShorthandExpr[];
   readonly span: Span;
 }
-export interface SAnd {
+interface SAnd {
   readonly kind: "and";
   readonly operands: readonly ShorthandExpr[];
   readonly span: Span;
 }
-export interface SNot {
+interface SNot {
   readonly kind: "not";
   readonly operand: ShorthandExpr;
   readonly span: Span;
@@ -287,7 +287,3 @@ export type Node =
   | FixtureRef
   | Assertion
   | Ident;
-
-export function isAnonymous(variable: Variable): boolean {
-  return variable.name.startsWith("_");
-}

@@ -26,7 +26,7 @@ const lexer = new Lexer(allTokens as never, {
   ensureOptimizations: true,
 });
 
-export interface LexResult {
+interface LexResult {
   readonly tokens: readonly IToken[];
   readonly diagnostics: readonly Diagnostic[];
 }

@@ -27,7 +27,7 @@ export interface SyntaxProblem {
 export const syntaxProblems: SyntaxProblem[] = [];
 
 /** Enough errors for one item: reading more is pointless, and recovery recurses per error. */
-export const MAX_SYNTAX_ERRORS = 20;
+const MAX_SYNTAX_ERRORS = 20;
 
 /** Thrown through Chevrotain to stop parsing an item that has too many errors. */
 export class TooManySyntaxErrors extends Error {}
@@ -55,7 +55,7 @@ const TOKEN_DESCRIPTIONS = new Map<TokenType, string>([
   [EOF, "end of input"],
 ]);
 
-export function describeTokenType(type: TokenType): string {
+function describeTokenType(type: TokenType): string {
   return TOKEN_DESCRIPTIONS.get(type) ?? tick(type.LABEL ?? type.name);
 }
 

@@ -67,7 +67,7 @@ function choices(...alternatives: (() => void)[]): IOrAlt<void>[] {
 /** Only closing punctuation may be invented by single-token insertion; never a name. */
 const INSERTABLE: ReadonlySet<TokenType> = new Set([Semicolon, RParen, RBracket, RCurly]);
 
-export class PolarParser extends CstParser {
+class PolarParser extends CstParser {
   constructor() {
     super(allTokens as TokenType[], {
       recoveryEnabled: true,

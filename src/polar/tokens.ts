@@ -112,13 +112,13 @@ export const Ident = createToken({ name: "Ident", pattern: Lexer.NA, label: "Nam
 
 // ---------------------------------------------------------------- trivia and literals
 
-export const WhiteSpace = createToken({
+const WhiteSpace = createToken({
   name: "WhiteSpace",
   pattern: /\s+/,
   group: Lexer.SKIPPED,
   line_breaks: true,
 });
-export const Comment = createToken({ name: "Comment", pattern: /#[^\n\r]*/, group: Lexer.SKIPPED });
+const Comment = createToken({ name: "Comment", pattern: /#[^\n\r]*/, group: Lexer.SKIPPED });
 export const StringLiteral = createToken({
   name: "StringLiteral",
   pattern: { exec: matchString },
@@ -228,7 +228,7 @@ export const Unexpected = createToken({
   label: "unexpected character",
 });
 
-export const keywordTokens: readonly TokenType[] = [
+const keywordTokens: readonly TokenType[] = [
   MatchesBang,
   Iff,
   If,

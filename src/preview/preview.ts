@@ -69,7 +69,7 @@ export interface PreviewLimits {
 
 export const DEFAULT_PREVIEW_LIMITS: PreviewLimits = { timeMs: 30_000, rows: 1_000_000 };
 
-export const PREVIEW_PAGE_SIZE = { default: 1000, max: 100_000 } as const;
+const PREVIEW_PAGE_SIZE = { default: 1000, max: 100_000 } as const;
 
 export interface PreviewRequest {
   readonly active: Program;

@@ -16,7 +16,7 @@ import { printPlan } from "../print/statement.js";
 import { StageError } from "../source/stage-error.js";
 import type { PreviewEntry } from "./universe.js";
 
-export interface SideOptions {
+interface SideOptions {
   readonly dialect: Dialect;
   readonly central: CentralFacts;
   readonly now: bigint;

@@ -18,13 +18,13 @@ import type { EntityPlace } from "./universe.js";
 type Engine = SqlExecutor["engine"];
 
 /** A statement and its parameters, in the engine's placeholder style. */
-export interface PreviewStatement {
+interface PreviewStatement {
   readonly sql: string;
   readonly params: readonly (string | number)[];
 }
 
 /** The entities of one type: the places of stored facts that hold it, and context ids. */
-export interface UniverseSource {
+interface UniverseSource {
   readonly type: string;
   readonly places: readonly EntityPlace[];
   readonly contextIds: readonly string[];

@@ -27,7 +27,7 @@ export interface LiteralSpelling {
 }
 
 /** The family of an entity type's `sql_types` entry; throws on a malformed name. */
-export function familyOf(sqlType: string): ReturnType<typeof sqlTypeFamily> {
+function familyOf(sqlType: string): ReturnType<typeof sqlTypeFamily> {
   const normalized = normalizeSqlType(sqlType);
   if (normalized === null) {
     throw new LiteralError({ code: "P713", kind: "invalid-sql-type-name", sqlType });
@@ -50,7 +50,7 @@ function bareNumber(canonical: string): string {
 }
 
 /** A string literal, or throws `LiteralError`. */
-export function stringLiteral(spelling: LiteralSpelling, text: string): string {
+function stringLiteral(spelling: LiteralSpelling, text: string): string {
   checkText(spelling, text);
   return spelling.quote(text);
 }
@@ -62,7 +62,7 @@ export function stringLiteral(spelling: LiteralSpelling, text: string): string {
  *   writeValue(mysqlSpelling, { type: "Ticket", id: "42" }, "bigint") // "42"
  *   writeValue(mysqlSpelling, { type: "Ticket", id: "x" }, "bigint")  // null
  */
-export function writeValue(
+function writeValue(
   spelling: LiteralSpelling,
   value: Value,
   sqlType: string | undefined,

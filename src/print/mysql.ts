@@ -134,7 +134,7 @@ function compare(
 }
 
 /** `(select v as c0, … union all select …) as alias`: MariaDB has no `AS t(c0, …)`. */
-export function selectedRows(
+function selectedRows(
   alias: string,
   columns: readonly string[],
   rows: readonly (readonly OperationNode[])[],

@@ -27,7 +27,7 @@ export interface ValueRuntime {
 }
 
 /** How plan values are written. */
-export type Writing =
+type Writing =
   /** Every value inlined as a literal. */
   | { readonly kind: "literals"; readonly runtime: ValueRuntime }
   /** Every value a cast placeholder; `Printed.parameters` holds the values in order. */

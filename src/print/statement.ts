@@ -22,7 +22,7 @@ import { postgres } from "./postgres.js";
 import { printTree, type ValueRuntime } from "./printer.js";
 import { fillTemplate, parameterTexts, type Template, templateOf } from "./template.js";
 
-export interface PrintOptions {
+interface PrintOptions {
   /** The policy's files: a refusal of the dialect points into them (its rule's span). */
   readonly sources: readonly SourceFile[];
   /** The engine the statement is for; PostgreSQL by default. */
@@ -65,7 +65,7 @@ function systemNow(): bigint {
  * Whether a value can be written for a column of its type in this dialect (else it matches
  * nothing). Answers are kept per bindings: central facts recur in every request.
  */
-export function renderableIn(bindings: DataBindings, dialect: Dialect): (value: Value) => boolean {
+function renderableIn(bindings: DataBindings, dialect: Dialect): (value: Value) => boolean {
   let byDialect = renderableCache.get(bindings);
   if (!byDialect) {
     byDialect = new Map();

@@ -17,7 +17,7 @@ export interface AnswerCacheLimits {
   readonly rows: number;
 }
 
-export const DEFAULT_ANSWER_CACHE: AnswerCacheLimits = { entries: 20_000, rows: 200_000 };
+const DEFAULT_ANSWER_CACHE: AnswerCacheLimits = { entries: 20_000, rows: 200_000 };
 
 export interface AnswerCache {
   /** The rows kept for this statement at this data version, if any. */

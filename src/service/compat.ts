@@ -21,7 +21,7 @@ import { type Program, predicateKey } from "../check/program.js";
 import { compareCodePoints, type GroundFact, isAbstractType } from "../core/value.js";
 import type { FactShape } from "../store/facts.js";
 
-export interface CompatSources {
+interface CompatSources {
   /** The active policy (the empty one when none was stored). */
   program(): Promise<Program>;
   /** The argument types of stored facts, per predicate. */
@@ -30,7 +30,7 @@ export interface CompatSources {
   counts(): Promise<{ roles: number; relations: number; facts: number }>;
 }
 
-export type CompatEndpoints = Pick<
+type CompatEndpoints = Pick<
   PolarService,
   | "insertFact"
   | "deleteFact"
@@ -43,10 +43,10 @@ export type CompatEndpoints = Pick<
 >;
 
 /** Distinct (actor, resource type) pairs in one `/bulk_actions`: one question each. */
-export const MAX_BULK_ACTIONS_GROUPS = 100;
+const MAX_BULK_ACTIONS_GROUPS = 100;
 
 /** Type combinations one `/query` may ask about (its untyped wildcards multiply them). */
-export const MAX_QUERY_TYPE_COMBINATIONS = 64;
+const MAX_QUERY_TYPE_COMBINATIONS = 64;
 
 /**
  * The 1.x endpoints over a service's `batch` and `evaluateQuery`.

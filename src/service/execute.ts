@@ -16,7 +16,7 @@ import type { AnswerCache } from "./answer-cache.js";
 import type { Snapshot } from "./snapshot.js";
 
 /** A printed central statement; `literal` when its values are written into the text. */
-export interface CentralStatement extends Statement {
+interface CentralStatement extends Statement {
   readonly literal: boolean;
 }
 

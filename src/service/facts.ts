@@ -11,7 +11,7 @@ import { factsAfter } from "../store/facts.js";
 import type { FactStore } from "../store/store.js";
 import { guarded } from "./refusals.js";
 
-export type FactEndpoints = Pick<PolarService, "batch" | "getFacts" | "exportFacts" | "clearData">;
+type FactEndpoints = Pick<PolarService, "batch" | "getFacts" | "exportFacts" | "clearData">;
 
 export function factEndpoints(store: FactStore, limits: Limits): FactEndpoints {
   return {

@@ -19,7 +19,7 @@ import type { Planning } from "./planning.js";
 import { guarded } from "./refusals.js";
 import { EMPTY_PROGRAM } from "./snapshot.js";
 
-export type LocalEndpoints = Pick<
+type LocalEndpoints = Pick<
   PolarService,
   "authorizeQuery" | "actionsQuery" | "listQuery" | "evaluateQueryLocal"
 >;

@@ -6,7 +6,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { ApiError } from "../api/service.js";
 import type { FactStore } from "../store/store.js";
 
-export interface PageToken {
+interface PageToken {
   /** The hash of the list query (`queryHash`). */
   readonly q: string;
   /** The last id of the page. */

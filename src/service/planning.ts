@@ -18,7 +18,7 @@ import type { WorkerPool } from "../workers/pool.js";
 import type { Outcome, Task } from "../workers/work.js";
 
 /** A goal to plan for a program and data bindings. */
-export interface PlanRequest {
+interface PlanRequest {
   readonly program: Program;
   readonly bindings: DataBindings;
   readonly goal: Goal;

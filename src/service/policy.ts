@@ -13,7 +13,7 @@ import type { Clock } from "./execute.js";
 import { type Planning, refusalOf } from "./planning.js";
 import { activeProgram } from "./snapshot.js";
 
-export type PolicyEndpoints = Pick<PolarService, "getPolicy" | "postPolicy" | "policyMetadata">;
+type PolicyEndpoints = Pick<PolarService, "getPolicy" | "postPolicy" | "policyMetadata">;
 
 export function policyEndpoints(
   store: FactStore,

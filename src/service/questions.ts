@@ -35,12 +35,12 @@ export const UNPAGED_LIST_REFUSED =
 const PAGE_AFTER = "page after";
 const PAGE_LIMIT = "page limit";
 
-export type QuestionEndpoints = Pick<
+type QuestionEndpoints = Pick<
   PolarService,
   "authorize" | "authorizeResources" | "list" | "actions" | "evaluateQuery"
 >;
 
-export interface QuestionSettings {
+interface QuestionSettings {
   readonly limits: Limits;
   readonly tokens: PageTokens;
   readonly allowUnpagedList: boolean;

@@ -40,7 +40,7 @@ export interface ServiceOptions extends StoreOptions, ServiceSettings {}
 const EXPLAIN_RUN_MS = 60_000;
 
 /** What `serviceOver` needs besides the store. */
-export interface ServiceSettings extends Pick<LocalOptions, "now"> {
+interface ServiceSettings extends Pick<LocalOptions, "now"> {
   /**
    * Answers of central questions kept per data version (src/service/answer-cache.ts); false
    * keeps none. Default: 20,000 answers, 200,000 rows.

@@ -7,7 +7,7 @@ export interface FormatOptions {
 }
 
 /** `file:line:col: ` for a diagnostic with a known position, else "". */
-export function locationPrefix(diagnostic: Diagnostic, sources: readonly SourceFile[]): string {
+function locationPrefix(diagnostic: Diagnostic, sources: readonly SourceFile[]): string {
   const span = diagnostic.span;
   if (!span) return "";
   const where = spanLocation(span, sources);

@@ -54,12 +54,3 @@ export function lineText(source: SourceFile, line: number): string {
   const end = next === undefined ? source.text.length : next - 1;
   return source.text.slice(start, end).replace(/\r$/, "");
 }
-
-export function spanText(source: SourceFile, span: Span): string {
-  return source.text.slice(span.start, span.end);
-}
-
-/** The smallest span covering both; both must lie in the same file. */
-export function joinSpans(a: Span, b: Span): Span {
-  return { file: a.file, start: Math.min(a.start, b.start), end: Math.max(a.end, b.end) };
-}

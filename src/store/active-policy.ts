@@ -10,7 +10,7 @@ import type { SqlExecutor } from "./executor.js";
 import { META_TABLE, POLICY_TABLE } from "./schema.js";
 import { fromStoredText, policyFileName, type StoredPolicy } from "./stored-text.js";
 
-export interface ActivePolicy {
+interface ActivePolicy {
   readonly version: number;
   readonly policy: StoredPolicy;
   readonly program: Program;

@@ -39,7 +39,7 @@ export function environmentSchema(name: string): string {
 }
 
 /** Where the store of `environment` lives, given where the `default` one does. */
-export interface EnvironmentPlace {
+interface EnvironmentPlace {
   readonly databaseUrl?: string;
   readonly dataDir?: string;
   /** The primary's standbys (src/store/replicas.ts): the environment's schema there too. */

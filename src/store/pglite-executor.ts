@@ -4,7 +4,7 @@ import { recurrenceFilter, type SqlExecutor } from "./executor.js";
 import { cachedEmptyImage, EMBEDDED_SETTINGS, keepEmptyImage } from "./pglite-setup.js";
 import { pgliteStatements } from "./pglite-statements.js";
 
-export interface PgliteOptions {
+interface PgliteOptions {
   /** A directory for persistent data; omitted means in memory. */
   readonly dataDir?: string;
   /** `postgresql.conf` lines; the embedded settings by default (store/pglite-setup.ts). */

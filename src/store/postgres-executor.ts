@@ -35,7 +35,7 @@ function sessionStatements(run: RunText) {
   };
 }
 
-export interface PostgresOptions {
+interface PostgresOptions {
   readonly connectionString: string;
   /** Pool size; defaults to 10. */
   readonly max?: number;

@@ -26,7 +26,7 @@ export interface ReplicaOptions {
 }
 
 /** What a standby has replayed, read on it. */
-export interface StandbyHead {
+interface StandbyHead {
   readonly db: SqlExecutor;
   readonly dataVersion: number;
   /** The newest policy row the standby holds, or null. */

@@ -10,7 +10,7 @@ import type Database from "better-sqlite3";
 import { loadBetterSqlite3 } from "../database/better-sqlite3.js";
 import type { SqlExecutor, StatementHints } from "./executor.js";
 
-export interface SqliteConnectionOptions {
+interface SqliteConnectionOptions {
   /** The database file. */
   readonly path: string;
   /** A file removed when the store closes: nothing to keep through a crash. */

@@ -15,7 +15,7 @@ import { closeThread, runOn, transactionOn } from "./thread-executor.js";
 import type { ThreadDatabase } from "./thread-protocol.js";
 import { type StoreThread, startStoreThread } from "./threads.js";
 
-export interface SqliteStoreOptions {
+interface SqliteStoreOptions {
   /** A directory for the database file (`polar-sql.sqlite3`); omitted means a temporary file. */
   readonly dataDir?: string;
   /** Reader threads; default 2. */

@@ -48,7 +48,7 @@ export async function transactionOn<T>(
 }
 
 /** Forwards the thread's notifications on `channel` to `listener`; resolves once listening. */
-export async function listenOn(
+async function listenOn(
   thread: StoreThread,
   channel: string,
   listener: ChannelListener,

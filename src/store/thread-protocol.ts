@@ -34,7 +34,7 @@ export type ThreadRequest =
   | { readonly id: number; readonly op: "close" };
 
 /** An error as data: enough to tell its kind and show its message. */
-export interface ThreadError {
+interface ThreadError {
   readonly name: string;
   readonly message: string;
   readonly code?: string;

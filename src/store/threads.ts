@@ -17,7 +17,7 @@ import {
 
 /** A request without its id, which the thread assigns. */
 type Unnumbered<T> = T extends { readonly id: number } ? Omit<T, "id"> : never;
-export type StoreRequest = Unnumbered<ThreadRequest>;
+type StoreRequest = Unnumbered<ThreadRequest>;
 
 export interface StoreThread {
   /** Requests sent and not yet answered. */

@@ -184,7 +184,7 @@ function offsetOf(node: unknown): number {
  *
  *   substitute("postgres://u:${PW}@h/db", { PW: "s" }, fail); // "postgres://u:s@h/db"
  */
-export function substitute(
+function substitute(
   text: string,
   env: Readonly<Record<string, string | undefined>>,
   missing: (variable: string) => never,

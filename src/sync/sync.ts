@@ -103,7 +103,7 @@ export async function planSync(
 }
 
 /** At most this many facts per write; each batch is one transaction (one request to a server). */
-export const SYNC_BATCH_FACTS = 2000;
+const SYNC_BATCH_FACTS = 2000;
 /** And at most about this many bytes of JSON, well below a server's 10 MiB body limit. */
 const SYNC_BATCH_BYTES = 4 * 1024 * 1024;
 
@@ -128,7 +128,7 @@ export function* batches(facts: readonly GroundFact[]): Generator<GroundFact[]> 
   if (batch.length > 0) yield batch;
 }
 
-export type SyncProgress = (signature: SyncedSignature, done: number, total: number) => void;
+type SyncProgress = (signature: SyncedSignature, done: number, total: number) => void;
 
 /**
  * Applies a plan: per signature, inserts then deletes, in `batches`.

@@ -14,7 +14,7 @@ import { sourceWorkerUrl } from "../core/source-worker.js";
 import type { SourceFile } from "../source/source.js";
 import type { Outcome, Task } from "./work.js";
 
-export interface PoolOptions {
+interface PoolOptions {
   /**
    * Worker threads; default the cores less one, at least 2 (one long task never holds up the
    * plans of other questions), at most 4.

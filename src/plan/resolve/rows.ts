@@ -34,7 +34,7 @@ export interface RowSource {
  * The values a branch's top-level `=` conditions fix for the `argN` columns of `alias`
  * (null where none): a fact source need only supply rows that match them.
  */
-export function factPattern(
+function factPattern(
   branch: Branch,
   alias: string,
   arity: number,
