@@ -39,6 +39,15 @@ export interface PolicyState {
   follow(channel: string): Promise<void>;
 }
 
+/** The newest policy's version and the data version, in one statement (SQLite). */
+const HEAD_SQL = `SELECT (SELECT max(version) FROM ${POLICY_TABLE}) AS policy,
+                (SELECT value FROM ${META_TABLE} WHERE key = 'data_version') AS data`;
+
+interface HeadRow {
+  readonly policy: number | null;
+  readonly data: string | null;
+}
+
 /** A stored policy checked again (it was valid when stored). */
 async function checkedPolicy(
   version: number,
@@ -164,10 +173,8 @@ export function policyState(
     async head() {
       if (db.engine !== "sqlite")
         return { active: await loadActive(), version: await dataVersion() };
-      const [row] = await db.query<{ policy: number | null; data: string | null }>(
-        `SELECT (SELECT max(version) FROM ${POLICY_TABLE}) AS policy,
-                (SELECT value FROM ${META_TABLE} WHERE key = 'data_version') AS data`,
-      );
+      // Read on the calling thread where the executor can (src/store/sqlite-peek.ts).
+      const [row] = db.peek?.<HeadRow>(HEAD_SQL) ?? (await db.query<HeadRow>(HEAD_SQL));
       const version = Number(row?.data ?? 0);
       const same = (row?.policy ?? null) === (active?.version ?? null) && policyReadAt >= 0;
       return { active: same ? active : await loadActive(), version };

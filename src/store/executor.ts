@@ -53,6 +53,12 @@ export interface SqlExecutor {
     params: readonly string[],
     hints?: StatementHints,
   ): Promise<Row[]>;
+  /**
+   * A read of a few rows by key answered at once on the calling thread, without a store
+   * thread's round trip: the head every question reads (src/store/active-policy.ts). Undefined
+   * where the executor has no such connection or cannot read now; the caller then asks `query`.
+   */
+  peek?<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Row[] | undefined;
   /** Follows `NOTIFY`s on `channel`, also from other processes. Resolves once listening. */
   listen(channel: string, listener: ChannelListener): Promise<void>;
   /** Runs `work` in one transaction: all of it commits, or none of it. */

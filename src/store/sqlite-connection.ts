@@ -153,7 +153,7 @@ const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 const SAFE_MIN = BigInt(Number.MIN_SAFE_INTEGER);
 
 /** Integers that fit a JavaScript number as numbers; larger ones stay exact as bigints. */
-function smallIntegers(row: unknown): Record<string, unknown> {
+export function smallIntegers(row: unknown): Record<string, unknown> {
   const values = row as Record<string, unknown>;
   for (const key in values) {
     const value = values[key];
@@ -165,9 +165,13 @@ function smallIntegers(row: unknown): Record<string, unknown> {
 }
 
 /** The database, or an error that says what to do when the native module was never built. */
-export function openDatabase(open: typeof Database, path: string): Database.Database {
+export function openDatabase(
+  open: typeof Database,
+  path: string,
+  options?: Database.Options,
+): Database.Database {
   try {
-    return new open(path);
+    return new open(path, options);
   } catch (cause) {
     if (!/bindings|NODE_MODULE_VERSION|ELF|dlopen/i.test(String(cause))) throw cause;
     throw new Error(

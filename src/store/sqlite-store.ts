@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SqlExecutor, StatementHints } from "./executor.js";
+import { openSqlitePeek } from "./sqlite-peek.js";
 import { closeThread, runOn, transactionOn } from "./thread-executor.js";
 import type { ThreadDatabase } from "./thread-protocol.js";
 import { type StoreThread, startStoreThread } from "./threads.js";
@@ -53,6 +54,8 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
     removeTemporary();
     throw cause;
   }
+  // Opened once the writer has set up WAL mode (above): the head's point reads, at once.
+  const peek = await openSqlitePeek(database.path);
   const writes = new Set<string>();
   let closed = false;
 
@@ -104,6 +107,7 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
     engine: "sqlite",
     query: (sql, params, hints) => statement("query", sql, params, hints),
     prepared: (sql, params, hints) => statement("prepared", sql, params, hints),
+    ...(peek && { peek: (sql, params) => peek.read(sql, params) }),
     // One process writes a SQLite database at a time and SQLite has no notifications: the
     // store reads the data version for every question instead (store.ts, `follow`).
     listen: () => Promise.reject(new Error("the SQLite store cannot follow other processes")),
@@ -111,6 +115,7 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
     async close() {
       if (closed) return;
       closed = true;
+      peek?.close();
       await Promise.all(readers.splice(0).map(closeThread));
       await closeThread(writer);
       removeTemporary();
