@@ -2,7 +2,7 @@
  * Small reads on the main thread: a read-only connection to the store's SQLite file for the
  * point reads every question makes (the newest policy's version and the data version,
  * src/store/active-policy.ts `head`), which take microseconds where a store thread's round
- * trip takes a hundred or more (bench/RESULTS.md, "Local requests at compiler speed"). It never
+ * trip takes tens to hundreds (bench/RESULTS.md, "Local requests at compiler speed"). It never
  * waits: in WAL mode a reader takes no lock that a writer holds, and should SQLite answer busy
  * anyway (a checkpoint resetting the log, recovery), the read is left to the store threads.
  * Statements that may read many rows stay on the store threads (src/store/sqlite-store.ts).
