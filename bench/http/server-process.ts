@@ -31,6 +31,8 @@ export interface ServerOptions {
   readonly embedded?: "sqlite" | "pglite";
   /** False starts the server with `--no-answer-cache` (BENCH_ANSWER_CACHE of serve.ts). */
   readonly answerCache?: boolean;
+  /** Node options before the script, e.g. `["--cpu-prof", "--cpu-prof-dir=/tmp/prof"]`. */
+  readonly nodeArgs?: readonly string[];
 }
 
 /**
@@ -50,19 +52,23 @@ export async function serverStore(schema: string): Promise<string> {
 }
 
 export function startServer(options: ServerOptions): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/http/serve.ts"], {
-    env: {
-      ...process.env,
-      POLAR_SQL_API_KEYS: options.apiKey,
-      BENCH_SCALE: options.scale,
-      BENCH_DATA: options.data,
-      BENCH_STORED: options.stored ?? "all",
-      BENCH_STORE: options.embedded ?? "sqlite",
-      BENCH_ANSWER_CACHE: options.answerCache === false ? "off" : "on",
-      ...(options.databaseUrl && { BENCH_DATABASE_URL: options.databaseUrl }),
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), "--import", "tsx", "bench/http/serve.ts"],
+    {
+      env: {
+        ...process.env,
+        POLAR_SQL_API_KEYS: options.apiKey,
+        BENCH_SCALE: options.scale,
+        BENCH_DATA: options.data,
+        BENCH_STORED: options.stored ?? "all",
+        BENCH_STORE: options.embedded ?? "sqlite",
+        BENCH_ANSWER_CACHE: options.answerCache === false ? "off" : "on",
+        ...(options.databaseUrl && { BENCH_DATABASE_URL: options.databaseUrl }),
+      },
+      stdio: ["ignore", "pipe", "inherit"],
     },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  );
   return new Promise((resolve, reject) => {
     let output = "";
     child.stdout!.on("data", (chunk: Buffer) => {

@@ -114,21 +114,42 @@ function lookupsOver(
   const missing = new Map<string, Lookup>();
   const central: CentralFacts = {
     facts(predicate, arity, pattern = [], types = []) {
-      const lookup =
-        round < PATTERN_ROUNDS ? { predicate, arity, pattern, types } : { predicate, arity };
+      const byPattern = round < PATTERN_ROUNDS;
       // No stored fact holds a NUL (PostgreSQL text cannot): nothing to look up.
-      if (pattern.some((value) => value?.id.includes("\u0000"))) return [];
+      if (pattern.some((value) => value?.id.includes("\u0000"))) return NO_FACTS;
       // Nor is there anything to read where no stored fact has the shape (rules' heads).
-      if (!facts.stored!(predicate, arity, pattern, types)) return [];
-      const key = JSON.stringify(lookup);
+      if (!facts.stored!(predicate, arity, pattern, types)) return NO_FACTS;
+      const key = byPattern
+        ? lookupKey(predicate, arity, pattern, types)
+        : `*${predicate}/${arity}`;
       const known = facts.lookups.get(key);
       if (known) return known;
-      missing.set(key, lookup);
-      return [];
+      missing.set(key, byPattern ? { predicate, arity, pattern, types } : { predicate, arity });
+      return NO_FACTS;
     },
     complete: () => missing.size === 0,
   };
   return { central, missing };
+}
+
+/** The answer to a lookup with nothing to read (one array: nothing is kept per answer). */
+const NO_FACTS: readonly GroundFact[] = Object.freeze([]) as readonly GroundFact[];
+
+/**
+ * A lookup by pattern as a key: NUL between parts (no stored id holds one, see above), SOH
+ * between a value's type and id (no type name holds one).
+ */
+function lookupKey(
+  predicate: string,
+  arity: number,
+  pattern: readonly (Value | null)[],
+  types: readonly (string | null)[],
+): string {
+  let key = `${predicate}/${arity}`;
+  for (const value of pattern) key += value ? `\u0000${value.type}\u0001${value.id}` : "\u0000";
+  key += "\u0000|";
+  for (const type of types) key += `\u0000${type ?? ""}`;
+  return key;
 }
 
 type StoredShapes = (

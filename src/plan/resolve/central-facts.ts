@@ -59,6 +59,12 @@ export function factRows(central: CentralFacts, context: readonly GroundFact[]):
     let groups = byPredicate.get(key);
     if (groups) return groups;
     const stored = central.facts(predicate, arity, pattern, types);
+    // Nothing stored and no context facts: no rows, and nothing worth keeping per array (an
+    // entry per empty array answered was a weak map's churn on every local question).
+    if (context.length === 0 && Array.isArray(stored) && stored.length === 0) {
+      byPredicate.set(key, NO_GROUPS);
+      return NO_GROUPS;
+    }
     // Without context facts the groups depend on the stored array alone: keep them with it.
     const kept = context.length === 0 && typeof stored === "object" ? keptGroups(stored) : null;
     groups = kept?.get(key);
@@ -94,6 +100,9 @@ export function factRows(central: CentralFacts, context: readonly GroundFact[]):
 
 /** Rows by their argument types (joined with NUL). */
 type Groups = Map<string, Value[][]>;
+
+/** No rows of any types (never changed). */
+const NO_GROUPS: Groups = new Map();
 
 /** Grouped rows per array a central source returned, by lookup. */
 const groupsByStoredArray = new WeakMap<object, Map<string, Groups>>();
