@@ -45,32 +45,47 @@ const relation = (from: Value, name: string, to: Value): GroundFact => ({
 });
 
 /**
- * A folder graph: a chain `f0 → f1 → …` of `depth` folders (each folder's parent the next),
- * extra parent edges anywhere (cycles too), the document in `width` folders, and roles of alice.
+ * The default store's graphs: depth × width at most this. The store's statement for a document
+ * in every folder of a long chain grows as about the fourth power of the chain on SQLite (30
+ * folders 65 ms, 60: 0.9 s, 100: 6.2 s, 200: over a minute; PostgreSQL 0.3 s at 200), a
+ * weakness of SQLite's plan without automatic indexes noted in bench/RESULTS.md ("Explain at any
+ * size"), not of explain: the library test keeps the full sizes.
  */
-const graph = fc
-  .record({
-    depth: fc.integer({ min: 1, max: MAX_DEPTH }),
-    width: fc.integer({ min: 1, max: MAX_WIDTH }),
-    extra: fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 20 }),
-    roles: fc.array(fc.tuple(fc.constantFrom("viewer", "editor"), fc.nat()), { maxLength: 3 }),
-  })
-  .map(({ depth, width, extra, roles }) => {
-    const folders = Math.max(depth, width);
-    const facts: GroundFact[] = [];
-    for (let i = 0; i + 1 < depth; i++) facts.push(relation(folder(i), "parent", folder(i + 1)));
-    for (const [from, to] of extra) {
-      facts.push(relation(folder(from % folders), "parent", folder(to % folders)));
-    }
-    for (let i = 0; i < width; i++) facts.push(relation(documentValue, "folder", folder(i)));
-    for (const [role, at] of roles) {
-      facts.push({
-        predicate: "has_role",
-        args: [alice, { type: "String", id: role }, folder(at % folders)],
-      });
-    }
-    return { facts, asked: [documentValue, folder(0), folder(folders - 1)] };
-  });
+const STORE_CELLS = 4_000;
+
+/**
+ * A folder graph: a chain `f0 → f1 → …` of `depth` folders (each folder's parent the next),
+ * extra parent edges anywhere (cycles too), the document in `width` folders, and roles of alice;
+ * `cells` bounds depth × width.
+ */
+const graphOf = (cells: number) =>
+  fc
+    .record({
+      depth: fc.integer({ min: 1, max: MAX_DEPTH }),
+      width: fc.integer({ min: 1, max: MAX_WIDTH }),
+      extra: fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 20 }),
+      roles: fc.array(fc.tuple(fc.constantFrom("viewer", "editor"), fc.nat()), { maxLength: 3 }),
+    })
+    .map(({ depth, width: wanted, extra, roles }) => {
+      const width = Math.max(1, Math.min(wanted, Math.floor(cells / depth)));
+      const folders = Math.max(depth, width);
+      const facts: GroundFact[] = [];
+      for (let i = 0; i + 1 < depth; i++) facts.push(relation(folder(i), "parent", folder(i + 1)));
+      for (const [from, to] of extra) {
+        facts.push(relation(folder(from % folders), "parent", folder(to % folders)));
+      }
+      for (let i = 0; i < width; i++) facts.push(relation(documentValue, "folder", folder(i)));
+      for (const [role, at] of roles) {
+        facts.push({
+          predicate: "has_role",
+          args: [alice, { type: "String", id: role }, folder(at % folders)],
+        });
+      }
+      return { facts, asked: [documentValue, folder(0), folder(folders - 1)] };
+    });
+
+const graph = graphOf(MAX_DEPTH * MAX_WIDTH);
+const storeGraph = graphOf(STORE_CELLS);
 
 describe("explain over random wide and deep folder graphs", () => {
   it(
@@ -114,7 +129,7 @@ describe("explain over random wide and deep folder graphs", () => {
       "agrees with authorize, and every tree checks",
       async () => {
         await fc.assert(
-          fc.asyncProperty(graph, async ({ facts, asked }) => {
+          fc.asyncProperty(storeGraph, async ({ facts, asked }) => {
             await service.clearData();
             await service.batch([{ inserts: facts }]);
             for (const resource of asked) {
