@@ -85,8 +85,8 @@ interface Standby {
    * standby only moves forward while it stays up. Forgotten when it goes down.
    */
   head: StandbyHead | null;
-  /** Ends the statements still running on it when it is marked down. */
-  gone: () => void;
+  /** Aborted when it is marked down: statements still waiting on it run on the primary. */
+  gone: AbortController;
   /** Reads of its head after the primary moved: running, up to which version. */
   refresh: { running: boolean; target: number };
 }
@@ -111,7 +111,7 @@ export async function openReplicas(
     served: 0,
     opening: null,
     head: null,
-    gone: () => {},
+    gone: new AbortController(),
     refresh: { running: false, target: 0 },
   }));
   const clock = versionClock();
@@ -124,7 +124,7 @@ export async function openReplicas(
     standby.own = null;
     standby.reader = null;
     standby.head = null;
-    standby.gone();
+    standby.gone.abort();
     own?.close().catch(() => {});
   }
 
@@ -137,13 +137,11 @@ export async function openReplicas(
       });
       if (closed) return void (await db.close());
       standby.own = db;
-      const gone = new Promise<void>((resolve) => {
-        standby.gone = resolve;
-      });
+      standby.gone = new AbortController();
       standby.reader = onStandby(db, primary, {
         down: () => markDown(standby),
         served: () => standby.served++,
-        gone,
+        gone: standby.gone.signal,
       });
     } catch {
       standby.state = "down";
@@ -305,19 +303,29 @@ function versionClock() {
 function onStandby(
   standby: SqlExecutor,
   primary: SqlExecutor,
-  events: { down(): void; served(): void; readonly gone: Promise<void> },
+  events: { down(): void; served(): void; readonly gone: AbortSignal },
 ): SqlExecutor {
-  const abandoned = events.gone.then(() => ({ kind: "gone" }) as const);
+  type Outcome<R> =
+    | { kind: "rows"; rows: R }
+    | { kind: "failed"; cause: unknown }
+    | { kind: "gone" };
+  /** The statement's outcome on the standby, or `gone` as soon as the standby is given up. */
+  const onStandbyUnlessGone = <R>(work: () => Promise<R>) =>
+    new Promise<Outcome<R>>((resolve) => {
+      const gone = () => resolve({ kind: "gone" });
+      if (events.gone.aborted) return gone();
+      events.gone.addEventListener("abort", gone, { once: true });
+      work()
+        .then(
+          (rows) => resolve({ kind: "rows", rows }),
+          (cause: unknown) => resolve({ kind: "failed", cause }),
+        )
+        .finally(() => events.gone.removeEventListener("abort", gone));
+    });
   const retried =
     <A extends unknown[], R>(run: (db: SqlExecutor, ...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
-      const outcome = await Promise.race([
-        run(standby, ...args).then(
-          (rows) => ({ kind: "rows", rows }) as const,
-          (cause: unknown) => ({ kind: "failed", cause }) as const,
-        ),
-        abandoned,
-      ]);
+      const outcome = await onStandbyUnlessGone(() => run(standby, ...args));
       if (outcome.kind === "rows") {
         events.served();
         return outcome.rows;
