@@ -8,7 +8,6 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/http/app.js";
 import type { ApiKey } from "../src/http/auth.js";
@@ -18,7 +17,7 @@ import { type Environments, openEnvironments } from "../src/service/environments
 import type { ServiceOptions } from "../src/service/service.js";
 import { environmentSchema } from "../src/store/environment.js";
 import { openStore } from "../src/store/store.js";
-import { serverSchema, uniqueSchemaName } from "./support/central-services.js";
+import { dropSchema, serverSchema, uniqueSchemaName } from "./support/central-services.js";
 import {
   type EnvironmentWorld,
   policyOf,
@@ -85,21 +84,11 @@ if (databaseUrl) {
         options: { databaseUrl: schema.url },
         async drop() {
           await schema.drop();
-          await dropSchema(environmentSchema(BRAVO.name));
+          await dropSchema(databaseUrl!, environmentSchema(BRAVO.name));
         },
       };
     },
   });
-}
-
-async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  } finally {
-    await client.end();
-  }
 }
 
 describe.each(STORES)("environments on $name", (store) => {
@@ -335,7 +324,7 @@ describe("where environments live", () => {
         expect(tables).toHaveLength(1);
       } finally {
         await store.close();
-        await dropSchema(environmentSchema(name));
+        await dropSchema(databaseUrl!, environmentSchema(name));
         await schema.drop();
       }
     },

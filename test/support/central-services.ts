@@ -56,16 +56,19 @@ export async function serverSchema(
   }
   return {
     url: withSearchPath(url, schema),
-    async drop() {
-      const cleaner = new pg.Client({ connectionString: url });
-      await cleaner.connect();
-      try {
-        await cleaner.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      } finally {
-        await cleaner.end();
-      }
-    },
+    drop: () => dropSchema(url, schema),
   };
+}
+
+/** Drops `schema` and everything in it from the server at `url`, if it is there. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const cleaner = new pg.Client({ connectionString: url });
+  await cleaner.connect();
+  try {
+    await cleaner.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await cleaner.end();
+  }
 }
 
 /**
