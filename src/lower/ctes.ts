@@ -125,7 +125,7 @@ function recursiveCte(
   const seeds = cte.seeds.map((seed) => branchNode(lowering, seed, outputsOf(seed)));
   const self = tableAs(name, aliasName(lowering, cte.self));
   let steps: SelectQueryNode[] = [];
-  if (cte.steps.length > 0 && lowering.rules.recursion === "lateral") {
+  if (cte.steps.length > 1 && lowering.rules.recursion === "lateral") {
     const lateral = aliasName(lowering, "step");
     const bodies = cte.steps.map((step) =>
       branchNode(lowering, step, outputsOf(step), { offsetZero: true, known }),

@@ -75,8 +75,9 @@ export interface LoweringRules {
     sqlType: string | undefined,
   ): OperationNode;
   /**
-   * How a recursive CTE applies several steps to each new row: `lateral`, one recursive term
-   * joining a LATERAL union (engines that allow one self reference); `branches`, one recursive
+   * How a recursive CTE applies several steps to each new row (one step is always a plain
+   * join): `lateral`, one recursive term joining a LATERAL union (engines that allow one self
+   * reference); `branches`, one recursive
    * SELECT per step; `joined`, one recursive SELECT joining the union of the steps' bodies
    * (src/lower/step-union.ts: MariaDB plans many recursive SELECTs in exponential time).
    */

@@ -16,6 +16,7 @@ import {
 } from "./expansion.js";
 import {
   type Branch,
+  type ColumnTerm,
   type Condition,
   type CteColumn,
   column,
@@ -76,6 +77,51 @@ function onlyTerms(expansion: Expansion, outputs: readonly Output[], plan: Recur
 
 function keyColumns(call: RecursiveCallSource, dynamic: readonly number[]): CteColumn[] {
   return dynamic.map((i) => ({ name: `k${i}`, type: termType(call.args[i]!) }));
+}
+
+/**
+ * The caller's branch without the sources its CTE's seed copied (the prefix), when nothing but
+ * the call's dynamic arguments reads them: every key of the CTE comes from a prefix row, so
+ * joining the prefix again (`document.id = $resource and walk.k = document.folder`) reads the
+ * seed twice. Those arguments become the key columns `keys` gives (by `alias.column`). Null
+ * when another condition, output or call reads a prefix column.
+ */
+function absorbPrefix(
+  branch: Branch,
+  prefix: Prefix,
+  keys: ReadonlyMap<string, ColumnTerm>,
+): Branch | null {
+  const kept: Branch = {
+    sources: branch.sources.filter((ref) => !prefix.aliases.has(ref.alias)),
+    conditions: branch.conditions.filter((condition) => !prefix.conditions.includes(condition)),
+    outputs: branch.outputs,
+  };
+  let readsPrefix = false;
+  const absorbed = mapBranch(kept, {
+    alias: (alias) => alias,
+    term: (term) => {
+      if (term.kind !== "column" || !prefix.aliases.has(term.alias)) return term;
+      const key = keys.get(`${term.alias}.${term.column}`);
+      if (!key) readsPrefix = true;
+      return key ?? term;
+    },
+  });
+  return readsPrefix ? null : absorbed;
+}
+
+/** The key column of each dynamic argument, by the argument's `alias.column`. */
+function keyTerms(
+  args: readonly (Term | null)[],
+  dynamic: readonly number[],
+  key: (i: number) => ColumnTerm,
+): Map<string, ColumnTerm> {
+  const keys = new Map<string, ColumnTerm>();
+  for (const i of dynamic) {
+    const arg = args[i]!;
+    const name = arg.kind === "column" ? `${arg.alias}.${arg.column}` : null;
+    if (name && !keys.has(name)) keys.set(name, key(i));
+  }
+  return keys;
 }
 
 /** The accumulate form: the CTE holds the free arguments (plus the dynamic bound ones). */
@@ -147,9 +193,15 @@ export function accumulate(
     origin: ruleOrigin(planner, plan.name, plan.adornment.length),
   });
   const rest = withoutSource(branch, index);
+  const read = { alias: ref.alias, source: { kind: "cte", cte } } as const;
+  const keys = keyTerms(call.args, dynamic, (i) =>
+    column(ref.alias, `k${i}`, termType(call.args[i]!)),
+  );
+  const absorbed = dynamic.length > 0 ? absorbPrefix(rest, prefix, keys) : null;
+  if (absorbed) return { ...absorbed, sources: [...absorbed.sources, read] };
   return {
     ...rest,
-    sources: [...rest.sources, { alias: ref.alias, source: { kind: "cte", cte } }],
+    sources: [...rest.sources, read],
     conditions: [
       ...rest.conditions,
       ...dynamic.map(
@@ -220,21 +272,30 @@ export function walk(
   expansion.selectiveCtes.add(cte);
   recordWalk(expansion, cte, plan, call.args, dynamic, varying);
   const demand = freshAlias(planner);
-  const inputs = call.args.map((arg, i) =>
+  const keys = keyTerms(call.args, dynamic, (i) => column(demand, `k${i}`, typeOf(i)));
+  const absorbed = dynamic.length > 0 ? absorbPrefix(branch, prefix, keys) : null;
+  const caller = absorbed ?? branch;
+  const at = absorbed
+    ? caller.sources.findIndex((ref) => ref.alias === branch.sources[index]!.alias)
+    : index;
+  const args = (caller.sources[at]!.source as RecursiveCallSource).args;
+  const inputs = args.map((arg, i) =>
     varying.includes(i) ? column(demand, `s${i}`, typeOf(i)) : arg,
   );
-  const joins = dynamic.map(
-    (i): Condition => ({
-      kind: "compare",
-      op: "=",
-      left: column(demand, `k${i}`, typeOf(i)),
-      right: call.args[i]!,
-    }),
-  );
+  const joins = absorbed
+    ? []
+    : dynamic.map(
+        (i): Condition => ({
+          kind: "compare",
+          op: "=",
+          left: column(demand, `k${i}`, typeOf(i)),
+          right: call.args[i]!,
+        }),
+      );
   return expansion.inlineExits(
     expansion,
-    branch,
-    index,
+    caller,
+    at,
     plan,
     [{ alias: demand, source: { kind: "cte", cte } }],
     {
