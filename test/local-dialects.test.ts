@@ -8,7 +8,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { actionsQuery, authorizeQuery, listQuery } from "../src/api/local.js";
-import type { DialectName } from "../src/print/registry.js";
+import type { DialectName } from "../src/dialects/registry.js";
 import { compareOn, loadOn, prepareOn, refused } from "./dialect-support.js";
 import { ORACLE_CASES, routedFacts } from "./local-families.js";
 import { checked, type Family } from "./local-support.js";
