@@ -47,19 +47,7 @@ export {
 } from "./client/http.js";
 export { formatValue, parsePattern, parseValue, type TypedValue } from "./client/values.js";
 export type { GroundFact, Value } from "./core/value.js";
-export {
-  type MysqlPreparer,
-  type MysqlRunner,
-  type MysqlSessionOptions,
-  mysqlSession,
-} from "./database/mysql.js";
 export { dialectOfUrl, type OpenDatabaseOptions, openDatabase } from "./database/open.js";
-export {
-  type PgRunner,
-  type PostgresSessionOptions,
-  postgresSession,
-} from "./database/postgres.js";
-export { sqliteSession } from "./database/sqlite.js";
 export type {
   Catalog,
   CatalogColumn,
@@ -69,6 +57,19 @@ export type {
   DatabaseSession,
   Described,
 } from "./database/types.js";
+export {
+  type MysqlPreparer,
+  type MysqlRunner,
+  type MysqlSessionOptions,
+  mysqlSession,
+} from "./dialects/mysql/catalog.js";
+export {
+  type PgRunner,
+  type PostgresSessionOptions,
+  postgresSession,
+} from "./dialects/postgres/catalog.js";
+export { DIALECT_NAMES, type DialectName } from "./dialects/registry.js";
+export { sqliteSession } from "./dialects/sqlite/catalog.js";
 // Reference evaluator and test runner
 export * from "./evaluate/index.js";
 export {
@@ -105,7 +106,6 @@ export {
 } from "./preview/preview.js";
 export { previewStoreOf } from "./preview/store-view.js";
 export { compiledQuery } from "./print/compose.js";
-export { DIALECT_NAMES, type DialectName } from "./print/registry.js";
 // Central engine and service
 export {
   type Environments,

@@ -24,12 +24,12 @@ import type { DataBindings } from "../src/bindings/types.js";
 import { checkBindingsWithDatabase } from "../src/bindings/verify.js";
 import { main } from "../src/cli/main.js";
 import type { GroundFact } from "../src/core/value.js";
-import { mysqlFamily, mysqlIdentifier } from "../src/database/mysql.js";
 import { dialectOfUrl, openDatabase } from "../src/database/open.js";
-import { sqliteFamily, sqliteIdentifier, sqlitePath } from "../src/database/sqlite.js";
-import { type DatabaseSession, DIALECTS } from "../src/database/types.js";
+import type { DatabaseSession } from "../src/database/types.js";
+import { mysqlFamily, mysqlIdentifier } from "../src/dialects/mysql/catalog.js";
+import { DEFAULT_DIALECT, DIALECT_NAMES, DIALECTS } from "../src/dialects/registry.js";
+import { sqliteFamily, sqliteIdentifier, sqlitePath } from "../src/dialects/sqlite/catalog.js";
 import { authorize, list } from "../src/evaluate/index.js";
-import { DIALECT_NAMES } from "../src/print/registry.js";
 import type { Diagnostic } from "../src/source/diagnostic.js";
 import { positionOf } from "../src/source/source.js";
 import { checked } from "./local-support.js";
@@ -551,8 +551,11 @@ describe("dialect details", () => {
     expect(mysqlIdentifier("org_id")).toBe("org_id");
   });
 
-  it("the sessions' dialects are the printer's", () => {
-    expect([...DIALECTS]).toEqual([...DIALECT_NAMES]);
+  it("each dialect's example catalog URL names it; a URL no dialect claims is the default's", () => {
+    for (const name of DIALECT_NAMES) {
+      expect(dialectOfUrl(DIALECTS[name].catalog.urlExample), name).toBe(name);
+    }
+    expect(dialectOfUrl("oracle://db/app")).toBe(DEFAULT_DIALECT);
   });
 
   it("maps MySQL types", () => {

@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { checkBindings } from "../src/bindings/check.js";
 import { draftBindings } from "../src/bindings/draft.js";
 import { relationNameOf, singular, typeNameOf } from "../src/bindings/naming.js";
-import { postgresFamily, postgresIdentifier } from "../src/database/postgres.js";
 import type { Catalog, CatalogTable } from "../src/database/types.js";
+import { postgresFamily, postgresIdentifier } from "../src/dialects/postgres/catalog.js";
 import { checked } from "./local-support.js";
 
 const LONG = process.env.POLAR_SQL_LONG === "1";

@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { draftBindings } from "../src/bindings/draft.js";
 import { checkBindingsWithDatabase } from "../src/bindings/verify.js";
 import { main } from "../src/cli/main.js";
-import { postgresSession } from "../src/database/postgres.js";
+import { postgresSession } from "../src/dialects/postgres/catalog.js";
 import { checked } from "./local-support.js";
 import { openTestPglite } from "./support/pglite.js";
 

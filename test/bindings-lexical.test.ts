@@ -1,13 +1,14 @@
 /**
  * The bindings scanner reads each dialect's literals and comments as its engine does
- * (src/bindings/lexical/): random strings written as each dialect's string literals scan as one
+ * (src/dialects/<name>/lexical.ts): random strings written as each dialect's string literals scan as one
  * literal, leave the binding query one statement, and read back on the real engine as the same
  * string (PGlite and the PostgreSQL server, MariaDB, SQLite).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readBindingQuery, selectListWidth } from "../src/bindings/query.js";
-import { type SqlSyntax, scanSql } from "../src/bindings/scan.js";
+import { scanSql } from "../src/bindings/scan.js";
+import type { DialectName } from "../src/dialects/registry.js";
 import { describeEngines } from "./support/databases.js";
 import { describeDialects } from "./support/dialect-engines.js";
 import { propertyRuns } from "./support/runs.js";
@@ -115,7 +116,7 @@ interface Engine {
 
 /** The property for one engine: each writer's literal scans as one and reads back the same. */
 function literalsRoundTrip(
-  syntax: SqlSyntax,
+  syntax: DialectName,
   writers: readonly Writer[],
   engine: () => Promise<Engine>,
 ) {
@@ -160,7 +161,7 @@ describeEngines("PostgreSQL literals on $name", (engine) => {
 });
 
 describeDialects("literals on $name", (engine) => {
-  const syntax: SqlSyntax = engine.dialect === "mysql" ? "mysql" : "sqlite";
+  const syntax: DialectName = engine.dialect === "mysql" ? "mysql" : "sqlite";
   const writers = syntax === "mysql" ? MYSQL_WRITERS : SQLITE_WRITERS;
   it("scan as one literal and read back as the same string", async () => {
     if (syntax === "mysql") {
@@ -174,8 +175,8 @@ describeDialects("literals on $name", (engine) => {
 });
 
 describe("each dialect's comments and quotes", () => {
-  const read = (query: string, syntax: SqlSyntax) => readBindingQuery(query, syntax);
-  const defect = (query: string, syntax: SqlSyntax) => {
+  const read = (query: string, syntax: DialectName) => readBindingQuery(query, syntax);
+  const defect = (query: string, syntax: DialectName) => {
     const result = read(query, syntax);
     return result.kind === "error" ? result.defect.kind : "query";
   };

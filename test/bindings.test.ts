@@ -9,7 +9,7 @@ import { checkBindingQuery } from "../src/bindings/query.js";
 import { dataBindingsDocumentSchema } from "../src/bindings/schema.js";
 import { formatSignature, parseSignature } from "../src/bindings/signature.js";
 import type { BindingSlot, DataBindings } from "../src/bindings/types.js";
-import { quoteIdentifier, quoteString } from "../src/print/postgres-literal.js";
+import { quoteIdentifier, quoteString } from "../src/dialects/postgres/literal.js";
 import { propertyRuns } from "./support/runs.js";
 
 const column = (type: string): BindingSlot => ({ kind: "column", type });

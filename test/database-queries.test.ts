@@ -1,5 +1,5 @@
 /**
- * The database sessions' statements (src/database/catalog-queries.ts) take names from the
+ * The database sessions' statements (src/dialects/<name>/catalog-queries.ts) take names from the
  * catalog and the bindings as identifier nodes and values as parameters: whatever a table or
  * column is called, it is quoted by the engine's compiler and never ends the identifier early.
  * The duplicate count runs on SQLite in process, over hostile names.
@@ -10,24 +10,24 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { mysqlColumnTypes, mysqlDuplicateCount } from "../src/dialects/mysql/catalog-queries.js";
 import {
-  duplicateCount,
-  mysqlColumnTypes,
+  postgresDuplicateCount,
   postgresTables,
-  sqliteTables,
-} from "../src/database/catalog-queries.js";
-import { sqliteSession } from "../src/database/sqlite.js";
+} from "../src/dialects/postgres/catalog-queries.js";
+import { sqliteSession } from "../src/dialects/sqlite/catalog.js";
+import { sqliteDuplicateCount, sqliteTables } from "../src/dialects/sqlite/catalog-queries.js";
 
 describe("catalog statements", () => {
   it("quote identifiers per engine and pass values as parameters", () => {
     const table = { schema: 'we"ird', name: "t`x.y" };
-    expect(duplicateCount("postgres", table, ['a"b', "c"]).sql).toBe(
+    expect(postgresDuplicateCount(table, ['a"b', "c"]).sql).toBe(
       'select count(*)::int as "n" from (select 1 as "one" from "we""ird"."t`x.y" as "t" group by "a""b", "c" having count(*) > $1) as "d"',
     );
-    expect(duplicateCount("mysql", table, ["a`b"]).sql).toBe(
+    expect(mysqlDuplicateCount(table, ["a`b"]).sql).toBe(
       'select count(*) as `n` from (select 1 as `one` from `we"ird`.`t``x.y` as `t` group by `a``b` having count(*) > ?) as `d`',
     );
-    expect(duplicateCount("sqlite", { schema: null, name: 'x"' }, ["c"]).sql).toBe(
+    expect(sqliteDuplicateCount({ schema: null, name: 'x"' }, ["c"]).sql).toBe(
       'select count(*) as "n" from (select 1 as "one" from "x""" as "t" group by "c" having count(*) > ?) as "d"',
     );
     const byName = postgresTables({ qualified: "public.t'; drop table x; --" });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { parseDataBindings } from "../src/bindings/parse.js";
 import { checkBindingQuery, plainScan, tableName } from "../src/bindings/query.js";
-import { normalizeSqlType, sqlTypeFamily } from "../src/bindings/sql-type.js";
+import { normalizeSqlType, sqlTypeFamily } from "../src/sql/sql-type.js";
 
 describe("MySQL binding queries", () => {
   it("reads backslash escapes, both quote characters, backticks and comments", () => {

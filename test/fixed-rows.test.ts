@@ -3,14 +3,14 @@ import { SelectAllNode } from "kysely";
 import { describe, expect, it } from "vitest";
 import { parseDataBindings } from "../src/bindings/parse.js";
 import type { Value } from "../src/core/value.js";
+import type { Dialect } from "../src/dialects/dialect.js";
+import { mysql } from "../src/dialects/mysql/index.js";
+import { postgres } from "../src/dialects/postgres/index.js";
+import { sqlite } from "../src/dialects/sqlite/index.js";
 import { fixedRowsUnion } from "../src/lower/fixed-rows.js";
-import { aliased, select, table, union, unionAll } from "../src/lower/nodes.js";
 import { valueNode } from "../src/lower/sql-value.js";
-import type { Dialect } from "../src/print/dialect.js";
-import { mysql } from "../src/print/mysql.js";
-import { postgres } from "../src/print/postgres.js";
 import { printTree } from "../src/print/printer.js";
-import { sqlite } from "../src/print/sqlite.js";
+import { aliased, select, table, union, unionAll } from "../src/sql/nodes.js";
 import { propertyRuns } from "./support/runs.js";
 
 const bindings = parseDataBindings(`facts:
@@ -39,7 +39,7 @@ const freshRows = (rows: readonly (readonly Value[])[], dialect: Dialect) =>
       );
 
 /** `select * from polar_c0 union all <rows>` as a derived table, printed with literals. */
-function statementOver(rows: ReturnType<typeof fixedRowsUnion>, dialect = postgres) {
+function statementOver(rows: ReturnType<typeof fixedRowsUnion>, dialect: Dialect = postgres) {
   const all = select({ selections: [SelectAllNode.create()], from: [table("polar_c0")] });
   const node = select({
     selections: [SelectAllNode.create()],

@@ -1,16 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { castTypeName, normalizeSqlType, sqlTypeFamily } from "../src/bindings/sql-type.js";
 import { INTEGER_MAX, INTEGER_MIN, type Value } from "../src/core/value.js";
 import {
-  LiteralError,
   quoteIdentifier,
   quoteString,
   renderInteger,
   renderTypedLiteral,
   renderValue,
   sqlTypeOf,
-} from "../src/print/postgres-literal.js";
+} from "../src/dialects/postgres/literal.js";
+import { LiteralError } from "../src/sql/literal-error.js";
+import { castTypeName, normalizeSqlType, sqlTypeFamily } from "../src/sql/sql-type.js";
 import { describeEngines } from "./support/databases.js";
 import { propertyRuns } from "./support/runs.js";
 

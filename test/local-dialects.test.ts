@@ -3,12 +3,14 @@
  * for random facts, every local statement (authorize, actions, list, select) returns exactly
  * the reference evaluator's answer, with facts in the caller's tables and spread over the
  * tables, the central store and context facts (test/local-oracle.test.ts does PostgreSQL).
+ * The statements of every registered dialect for the same cases are kept as files side by
+ * side (test/__snapshots__/dialects/<dialect>/<case>.sql).
  */
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { actionsQuery, authorizeQuery, listQuery } from "../src/api/local.js";
-import type { DialectName } from "../src/print/registry.js";
+import { DIALECT_NAMES, type DialectName } from "../src/dialects/registry.js";
 import { compareOn, loadOn, prepareOn, refused } from "./dialect-support.js";
 import { ORACLE_CASES, routedFacts } from "./local-families.js";
 import { checked, type Family } from "./local-support.js";
@@ -72,7 +74,8 @@ function statements(family: Family, dialect: DialectName): string {
   ].join("\n");
 }
 
-describe.each(["mysql", "sqlite"] as const)("%s statements", (dialect) => {
+// Every registered dialect's statements for the same cases, one file per dialect and case.
+describe.each(DIALECT_NAMES)("%s statements", (dialect) => {
   it.each(cases)("$name", async ({ family }) => {
     await expect(statements(family, dialect)).toMatchFileSnapshot(
       join(import.meta.dirname, "__snapshots__", "dialects", dialect, `${family.name}.sql`),

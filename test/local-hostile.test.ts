@@ -8,8 +8,8 @@ import fc from "fast-check";
 import { expect, it } from "vitest";
 import { authorizeQuery, evaluateQueryLocal, listQuery } from "../src/api/local.js";
 import type { GroundFact, Value } from "../src/core/value.js";
-import { postgres } from "../src/print/postgres.js";
-import { quoteString } from "../src/print/postgres-literal.js";
+import { postgres } from "../src/dialects/postgres/index.js";
+import { quoteString } from "../src/dialects/postgres/literal.js";
 import { folders, foldersSpace, rbac, rbacSpace, routedFacts } from "./local-families.js";
 import {
   checked,

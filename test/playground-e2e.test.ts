@@ -14,9 +14,9 @@ import { checkPolicySource, readFacts } from "../playground/src/engine.js";
 import { EXAMPLES } from "../playground/src/examples.js";
 import { buildPlayground, hashedName, type PlaygroundBuild } from "../src/cli/playground-build.js";
 import { runPlaygroundCommand } from "../src/cli/playground-command.js";
+import { DIALECT_NAMES } from "../src/dialects/registry.js";
 import { previewByEvaluation } from "../src/preview/evaluated.js";
 import type { PreviewTriple } from "../src/preview/reply.js";
-import { DIALECT_NAMES } from "../src/print/registry.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const QUICKSTART = EXAMPLES[0]!.state;

@@ -23,16 +23,17 @@ import {
   type CheckProblemKind,
   checkDiagnostic,
 } from "../src/check/problems.js";
+import { quoteIdentifier } from "../src/dialects/postgres/literal.js";
 import { PlanError } from "../src/plan/errors.js";
 import {
   describeParseProblem,
   type ParseProblem,
   type ParseProblemKind,
 } from "../src/polar/problems.js";
-import { LiteralError, quoteIdentifier } from "../src/print/postgres-literal.js";
 import { formatDiagnostic, formatDiagnosticLine } from "../src/source/format.js";
 import { describeProblem, type Problem, type ProblemKind } from "../src/source/problems.js";
 import { StageError } from "../src/source/stage-error.js";
+import { LiteralError } from "../src/sql/literal-error.js";
 import { checked } from "./local-support.js";
 
 type Samples<P extends { readonly kind: string }, K extends string> = {

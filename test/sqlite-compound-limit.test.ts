@@ -1,7 +1,7 @@
 /**
  * SQLite stops a compound SELECT at 500 terms (SQLITE_MAX_COMPOUND_SELECT). Rows the
  * statement carries (ids of a question, context facts read with a binding) are written as
- * VALUES lists there (src/print/sqlite.ts), which that limit does not count: local questions
+ * VALUES lists there (src/dialects/sqlite/index.ts), which that limit does not count: local questions
  * with more rows than that run, on better-sqlite3, and answer right.
  */
 import Database from "better-sqlite3";

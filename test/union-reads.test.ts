@@ -7,6 +7,9 @@
  */
 import { AliasNode, SelectAllNode, type SelectQueryNode } from "kysely";
 import { describe, expect, it } from "vitest";
+import { mysql } from "../src/dialects/mysql/index.js";
+import { isolateRecursiveReads, unionReads } from "../src/lower/union-reads.js";
+import { printTree } from "../src/print/printer.js";
 import {
   aliased,
   binary,
@@ -17,10 +20,7 @@ import {
   tableAs,
   unary,
   union,
-} from "../src/lower/nodes.js";
-import { isolateRecursiveReads, unionReads } from "../src/lower/union-reads.js";
-import { mysql } from "../src/print/mysql.js";
-import { printTree } from "../src/print/printer.js";
+} from "../src/sql/nodes.js";
 
 const RECURSIVE = new Set(["polar_r0"]);
 

@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { evaluateQuestion, localStatement } from "../../src/api/questions.js";
 import { parseBody, querySchema } from "../../src/api/wire.js";
 import { checkPolicyOrThrow } from "../../src/check/check.js";
-import { sqlite } from "../../src/print/sqlite.js";
+import { sqlite } from "../../src/dialects/sqlite/index.js";
 import { storeBindings } from "../../src/store/bindings.js";
 
 const POLICY = `actor User {}

@@ -12,6 +12,7 @@ import { checkPolicyText } from "../../src/check/check.js";
 import { checkFact, termValue } from "../../src/check/facts.js";
 import type { Program } from "../../src/check/program.js";
 import type { GroundFact, Value } from "../../src/core/value.js";
+import { DIALECT_NAMES, dialectNamed } from "../../src/dialects/registry.js";
 import { explain } from "../../src/evaluate/explain.js";
 import { formatExplanation } from "../../src/evaluate/explain-format.js";
 import { ExplanationTooLarge } from "../../src/evaluate/explain-json.js";
@@ -20,7 +21,6 @@ import { authorize, list } from "../../src/evaluate/query.js";
 import { runTests } from "../../src/evaluate/test-runner.js";
 import { inMemoryCentralFacts } from "../../src/plan/resolve/central-facts.js";
 import { parsePolicy } from "../../src/polar/parse.js";
-import { DIALECT_NAMES, dialectNamed } from "../../src/print/registry.js";
 import type { Diagnostic } from "../../src/source/diagnostic.js";
 import { positionOf, type SourceFile } from "../../src/source/source.js";
 

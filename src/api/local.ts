@@ -10,14 +10,19 @@
 import type { ExpressionWrapper, SqlBool } from "kysely";
 import { checkBindings } from "../bindings/check.js";
 import { DataBindingsError, parseDataBindings } from "../bindings/parse.js";
-import type { SqlSyntax } from "../bindings/query.js";
 import type { DataBindings } from "../bindings/types.js";
 import type { Program } from "../check/program.js";
+import type { Dialect } from "../dialects/dialect.js";
+import {
+  type AllowedValues,
+  DEFAULT_DIALECT,
+  type DialectName,
+  dialectList,
+  dialectNamed,
+} from "../dialects/registry.js";
 import { cachedPlan } from "../plan/plan.js";
 import type { CentralFacts } from "../plan/resolve/central-facts.js";
 import { condition, subquery, withParameters } from "../print/compose.js";
-import type { Dialect } from "../print/dialect.js";
-import { DEFAULT_DIALECT, type DialectName, dialectList, dialectNamed } from "../print/registry.js";
 import { lowerPlan } from "../print/statement.js";
 import {
   actionsQuestion,
@@ -92,9 +97,9 @@ const checkedCache = new WeakMap<Program, Map<string, DataBindings>>();
 export function bindingsFor(
   program: Program,
   text: string,
-  options: Pick<LocalOptions, "checkBindings"> & { readonly syntax?: SqlSyntax } = {},
+  options: Pick<LocalOptions, "checkBindings"> & { readonly syntax?: DialectName } = {},
 ): DataBindings {
-  const syntax = options.syntax ?? "postgres";
+  const syntax = options.syntax ?? DEFAULT_DIALECT;
   const key = `${syntax}\u0000${text}`;
   if (options.checkBindings === false) {
     const known = bindingsCache.get(key);
@@ -122,7 +127,7 @@ export function bindingsFor(
 function dialectFor(
   options: LocalOptions,
   request: { readonly dialect?: string | undefined },
-): Dialect {
+): Dialect<DialectName> {
   const name = options.dialect ?? request.dialect ?? DEFAULT_DIALECT;
   const dialect = dialectNamed(name);
   if (!dialect) {
@@ -175,7 +180,7 @@ function authorizeParts(program: Program, body: AuthorizeQueryRequest, options: 
     dialect,
     bindings: bindingsFor(program, request.data_bindings, {
       ...options,
-      syntax: dialect.name as SqlSyntax,
+      syntax: dialect.name,
     }),
     question: authorizeQuestion(program, request.query),
   };
@@ -197,18 +202,9 @@ export function authorizeQuery(
   return sql(program, bindings, question, options, dialect);
 }
 
-/**
- * What the `allowed` column holds on each engine, as its usual driver returns it (pg,
- * mysql2, better-sqlite3): PostgreSQL has booleans; MySQL, MariaDB and SQLite have none and
- * answer `1` or `0`.
- */
-export interface AllowedValues {
-  readonly postgres: boolean;
-  readonly mysql: 0 | 1;
-  readonly sqlite: 0 | 1;
-}
+export type { AllowedValues } from "../dialects/registry.js";
 
-/** `allowed` of a dialect: `AllowedValue<"mysql">` is `0 | 1`. */
+/** `allowed` of a dialect (src/dialects/registry.ts): `AllowedValue<"sqlite">` is `0 | 1`. */
 export type AllowedValue<D extends DialectName> = AllowedValues[D];
 
 /**
@@ -217,7 +213,7 @@ export type AllowedValue<D extends DialectName> = AllowedValues[D];
  * any string gets `boolean | 0 | 1`.
  *
  *   db.selectFrom(authorizeQueryExpression(program, body).as("a")).select("a.allowed") // boolean
- *   authorizeQueryExpression(program, body, { dialect: "mysql" }) // { allowed: 0 | 1 }
+ *   authorizeQueryExpression(program, body, { dialect: "sqlite" }) // { allowed: 0 | 1 }
  */
 export function authorizeQueryExpression<D extends DialectName>(
   program: Program,
@@ -252,7 +248,7 @@ function actionsParts(program: Program, body: ActionsQueryRequest, options: Loca
     dialect,
     bindings: bindingsFor(program, request.data_bindings, {
       ...options,
-      syntax: dialect.name as SqlSyntax,
+      syntax: dialect.name,
     }),
     question: actionsQuestion(program, request.query),
   };
@@ -293,7 +289,7 @@ function listParts(program: Program, body: ListQueryRequest, options: LocalOptio
     dialect,
     bindings: bindingsFor(program, request.data_bindings, {
       ...options,
-      syntax: dialect.name as SqlSyntax,
+      syntax: dialect.name,
     }),
     question: listQuestion(program, request.query, request.column),
   };
@@ -336,7 +332,7 @@ function evaluateParts(program: Program, body: EvaluateQueryLocalRequest, option
   const dialect = dialectFor(options, request);
   const bindings = bindingsFor(program, request.data_bindings, {
     ...options,
-    syntax: dialect.name as SqlSyntax,
+    syntax: dialect.name,
   });
   return {
     dialect,

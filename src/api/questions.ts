@@ -13,11 +13,11 @@ import {
   parseInteger,
   type Value,
 } from "../core/value.js";
+import type { Dialect } from "../dialects/dialect.js";
 import type { Shape } from "../lower/lower.js";
 import type { Goal, GoalCall, GoalVariable } from "../plan/goal.js";
 import { cachedPlan } from "../plan/plan.js";
 import type { CentralFacts } from "../plan/resolve/central-facts.js";
-import type { Dialect } from "../print/dialect.js";
 import { printPlan, type Statement } from "../print/statement.js";
 import { checkContextFacts, LocalQueryError } from "./context-facts.js";
 

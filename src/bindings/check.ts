@@ -10,6 +10,7 @@
  */
 import type { Program } from "../check/program.js";
 import type { CentralFacts } from "../core/central-facts.js";
+import type { DialectName } from "../dialects/registry.js";
 import { type Diagnostic, hasErrors } from "../source/diagnostic.js";
 import { spanLocation } from "../source/format.js";
 import type { SourceFile, Span } from "../source/source.js";
@@ -26,7 +27,7 @@ import {
   slotArg,
 } from "./policy-use.js";
 import { type BindingsProblem, bindingsDiagnostic } from "./problems.js";
-import { plainScan, type SqlSyntax, selectListWidth } from "./query.js";
+import { plainScan, selectListWidth } from "./query.js";
 import { formatSlot } from "./signature.js";
 import { signatureParts } from "./signature-parts.js";
 import type { Binding, DataBindings } from "./types.js";
@@ -45,7 +46,7 @@ export interface CheckBindingsOptions {
    */
   readonly warnings?: boolean;
   /** The SQL syntax of the binding queries (the application's engine); default `postgres`. */
-  readonly syntax?: SqlSyntax;
+  readonly syntax?: DialectName;
 }
 
 export interface BindingsCheck {

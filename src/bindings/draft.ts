@@ -18,10 +18,10 @@
 import type { Program } from "../check/program.js";
 import type { Catalog, CatalogColumn } from "../database/types.js";
 import { spanLocation } from "../source/format.js";
+import { normalizeSqlType } from "../sql/sql-type.js";
 import { type Draft, type DraftOptions, draftFacts, sqlTable } from "./draft-facts.js";
 import { type FactPattern, patternsOverlap, policyUse, slotArg } from "./policy-use.js";
 import { formatSlot, isPolarName } from "./signature.js";
-import { normalizeSqlType } from "./sql-type.js";
 
 export type { DraftOptions } from "./draft-facts.js";
 

@@ -6,23 +6,24 @@
 import { type Document, isAlias, isMap, isNode, isScalar, parseDocument, type YAMLMap } from "yaml";
 import type { z } from "zod";
 import { isAbstractType, isPrimitiveType } from "../core/value.js";
+import { DEFAULT_DIALECT, type DialectName } from "../dialects/registry.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import { formatDiagnosticLine } from "../source/format.js";
 import type { Problem } from "../source/problems.js";
 import { positionOf, type SourceFile, type Span } from "../source/source.js";
 import { StageError } from "../source/stage-error.js";
+import { normalizeSqlType } from "../sql/sql-type.js";
 import { type BindingsProblem, bindingsDiagnostic } from "./problems.js";
-import { plainScan, readBindingQuery, type SqlSyntax, tableName } from "./query.js";
+import { plainScan, readBindingQuery, tableName } from "./query.js";
 import { bindingBodySchema, dataBindingsDocumentSchema } from "./schema.js";
 import { formatSignature, isPolarName, readSignature } from "./signature.js";
-import { normalizeSqlType } from "./sql-type.js";
 import type { Binding, DataBindings } from "./types.js";
 
 interface ParseDataBindingsOptions {
   /** File name used in spans and messages; default `data_bindings`. */
   readonly fileName?: string;
   /** The SQL syntax of the binding queries (the application's engine); default `postgres`. */
-  readonly syntax?: SqlSyntax;
+  readonly syntax?: DialectName;
 }
 
 /**
@@ -94,7 +95,7 @@ interface Context {
   readonly doc: Document;
   readonly source: SourceFile;
   readonly diagnostics: Diagnostic[];
-  readonly syntax: SqlSyntax;
+  readonly syntax: DialectName;
 }
 
 interface Read {
@@ -314,7 +315,7 @@ export function readDataBindings(
 ): BindingsRead {
   const source: SourceFile = { name: options.fileName ?? "data_bindings", text: yamlText };
   const doc = parseDocument(yamlText, { uniqueKeys: false, prettyErrors: false });
-  const syntax = options.syntax ?? "postgres";
+  const syntax = options.syntax ?? DEFAULT_DIALECT;
   const context: Context = { doc, source, diagnostics: [], syntax };
   const sqlTypeSpans = new Map<string, Span>();
   const keySpans = new Map<string, Span>();
@@ -326,7 +327,12 @@ export function readDataBindings(
     context.diagnostics.sort((a, b) => (a.span?.start ?? 0) - (b.span?.start ?? 0));
     return {
       source,
-      data: { bindings: facts.bindings, sqlTypes, keys, ...(syntax !== "postgres" && { syntax }) },
+      data: {
+        bindings: facts.bindings,
+        sqlTypes,
+        keys,
+        ...(syntax !== DEFAULT_DIALECT && { syntax }),
+      },
       locations: {
         facts: factsKey,
         bindings: facts.locations,

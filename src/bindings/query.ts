@@ -3,14 +3,13 @@
  * CTE body (docs/local-authorization.md#fact-signatures), and reads what the compiler needs
  * from its text: a plain scan of one table, the width of its select list. The text is read
  * by the tokens of its dialect (src/bindings/scan.ts, with each dialect's lexical rules in
- * src/bindings/lexical/), so that `;`, parentheses and `$1` are only seen where the engine
+ * src/dialects/<name>/lexical.ts), so that `;`, parentheses and `$1` are only seen where the engine
  * would see them.
  */
 
+import { DEFAULT_DIALECT, type DialectName } from "../dialects/registry.js";
 import { describeQueryDefect, type QueryDefect } from "./problems.js";
-import { type SqlSyntax, scanSql, type Token } from "./scan.js";
-
-export type { SqlSyntax } from "./scan.js";
+import { scanSql, type Token } from "./scan.js";
 
 type QueryCheck =
   /** `query` is the text to paste: trailing whitespace and `;` removed. */
@@ -44,7 +43,7 @@ function parenthesesBalance(tokens: readonly Token[]): boolean {
  *   checkBindingQuery("SELECT id FROM t;\n")      // { kind: "query", query: "SELECT id FROM t" }
  *   checkBindingQuery("SELECT 1; DELETE FROM t") // { kind: "error", problem: "must be one statement; …" }
  */
-export function checkBindingQuery(text: string, syntax: SqlSyntax = "postgres"): QueryCheck {
+export function checkBindingQuery(text: string, syntax: DialectName = DEFAULT_DIALECT): QueryCheck {
   const read = readBindingQuery(text, syntax);
   return read.kind === "query"
     ? read
@@ -56,7 +55,7 @@ export function checkBindingQuery(text: string, syntax: SqlSyntax = "postgres"):
  *
  *   readBindingQuery("") // { kind: "error", defect: { kind: "empty" } }
  */
-export function readBindingQuery(text: string, syntax: SqlSyntax = "postgres"): QueryRead {
+export function readBindingQuery(text: string, syntax: DialectName = DEFAULT_DIALECT): QueryRead {
   const fail = (defect: QueryDefect): QueryRead => ({ kind: "error", defect });
   const scan = scanSql(text, syntax);
   if (scan.unterminated) return fail({ kind: "unterminated", what: scan.unterminated });
@@ -141,7 +140,7 @@ export interface PlainScan {
  *
  *   tableName("public.Docs") === tableName('public."docs"') // true
  */
-export function tableName(text: string, syntax: SqlSyntax = "postgres"): string | null {
+export function tableName(text: string, syntax: DialectName = DEFAULT_DIALECT): string | null {
   const { tokens, unterminated } = scanSql(text, syntax);
   if (unterminated) return null;
   const name = qualifiedName(tokens, 0);
@@ -156,7 +155,7 @@ export function tableName(text: string, syntax: SqlSyntax = "postgres"): string 
  *   plainScan("SELECT id, org_id FROM docs WHERE NOT archived")
  *   // { table: "docs", items: ["id", "org_id"], columns: ['["id"]', '["org_id"]'], conditions: ["NOT archived"], … }
  */
-export function plainScan(query: string, syntax: SqlSyntax = "postgres"): PlainScan | null {
+export function plainScan(query: string, syntax: DialectName = DEFAULT_DIALECT): PlainScan | null {
   const { tokens, unterminated } = scanSql(query, syntax);
   if (unterminated || !isWord(tokens[0], "select")) return null;
   if (isWord(tokens[1], "distinct") || isWord(tokens[1], "all")) return null;
@@ -245,7 +244,7 @@ interface SelectListWidth {
  */
 export function selectListWidth(
   query: string,
-  syntax: SqlSyntax = "postgres",
+  syntax: DialectName = DEFAULT_DIALECT,
 ): SelectListWidth | null {
   const { tokens, unterminated } = scanSql(query, syntax);
   if (unterminated) return null;

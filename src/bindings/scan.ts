@@ -1,21 +1,15 @@
 /**
- * The tokens of a binding query, read by its dialect's lexical rules (src/bindings/lexical/):
+ * The tokens of a binding query, read by its dialect's lexical rules (src/dialects/<name>/lexical.ts):
  * strings, quoted identifiers and comments are skipped as the engine skips them, so that `;`,
  * parentheses, parameters and names are only seen where the engine would see them.
  */
-import { MYSQL_LEXICAL } from "./lexical/mysql.js";
-import { POSTGRES_LEXICAL } from "./lexical/postgres.js";
-import type { LexicalRules, QuoteRule, SqlSyntax } from "./lexical/rules.js";
-import { SQLITE_LEXICAL } from "./lexical/sqlite.js";
-
-export type { SqlSyntax } from "./lexical/rules.js";
-
-/** Each dialect's rules: one module per dialect. */
-const LEXICAL_RULES: Readonly<Record<SqlSyntax, LexicalRules>> = {
-  postgres: POSTGRES_LEXICAL,
-  mysql: MYSQL_LEXICAL,
-  sqlite: SQLITE_LEXICAL,
-};
+import {
+  DEFAULT_DIALECT,
+  DIALECT_NAMES,
+  DIALECTS,
+  type DialectName,
+} from "../dialects/registry.js";
+import type { LexicalRules, QuoteRule } from "../sql/lexical.js";
 
 export interface Token {
   /** `literal`: a string or a number; `identifier`: a quoted name. */
@@ -79,8 +73,8 @@ function closeBlockComment(text: string, at: number, nested: boolean): number {
 
 /** Characters that may start a quoted run in some dialect (a prefix letter or a quote). */
 const QUOTE_STARTS = new Set(
-  Object.values({ POSTGRES_LEXICAL, MYSQL_LEXICAL, SQLITE_LEXICAL }).flatMap((rules) =>
-    rules.quotes.flatMap((rule) => {
+  DIALECT_NAMES.flatMap((name) =>
+    DIALECTS[name].lexical.quotes.flatMap((rule) => {
       const first = rule.prefix.charAt(0) || rule.open;
       return [first.toUpperCase(), first.toLowerCase()];
     }),
@@ -120,13 +114,13 @@ function lineCommentAt(rules: LexicalRules, text: string, at: number): boolean {
 /**
  * The tokens of `text` in the dialect's syntax.
  *
- *   scanSql("SELECT 'it\\'s'", "mysql").tokens.map((t) => t.kind) // ["word", "literal"]
+ *   scanSql("SELECT 'it''s'", "sqlite").tokens.map((t) => t.kind) // ["word", "literal"]
  */
-export function scanSql(text: string, syntax: SqlSyntax = "postgres"): Scan {
-  const rules = LEXICAL_RULES[syntax];
+export function scanSql(text: string, syntax: DialectName = DEFAULT_DIALECT): Scan {
+  const rules = DIALECTS[syntax].lexical;
   const tokens: Token[] = [];
   const lineComments: [number, number][] = [];
-  /** Open executable comments (MySQL `/*! … *\/`), whose text is SQL. */
+  /** Open executable comments (`rules.executableComment`), whose text is SQL. */
   let executable = 0;
   let i = 0;
   const unterminated = (what: string): Scan => ({ tokens, lineComments, unterminated: what });

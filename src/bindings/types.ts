@@ -1,6 +1,7 @@
 /** Parsed data bindings: which facts live in the caller's database and how to SELECT them. */
 import type { OperationNode } from "kysely";
-import type { PlainScan, SqlSyntax } from "./query.js";
+import type { DialectName } from "../dialects/registry.js";
+import type { PlainScan } from "./query.js";
 
 /** One argument slot of a binding signature. */
 export type BindingSlot =
@@ -46,6 +47,6 @@ export interface DataBindings {
    * joins on its key read the same row, so they are read as one scan.
    */
   readonly keys: ReadonlyMap<string, readonly string[]>;
-  /** The SQL syntax the binding queries were read in; `postgres` when absent. */
-  readonly syntax?: SqlSyntax;
+  /** The dialect whose syntax the binding queries were read in; the default one when absent. */
+  readonly syntax?: DialectName;
 }

@@ -6,7 +6,8 @@
  * only reads (see `DatabaseSession`).
  */
 import type { Program } from "../check/program.js";
-import { type ColumnFamily, type DatabaseSession, SQLITE_UNTYPED } from "../database/types.js";
+import type { ColumnFamily, DatabaseSession } from "../database/types.js";
+import { DIALECTS } from "../dialects/registry.js";
 import { type Diagnostic, hasErrors } from "../source/diagnostic.js";
 import type { Span } from "../source/source.js";
 import {
@@ -138,20 +139,21 @@ function checkColumnType(
   const at = { column: index, signature: binding.signature, columnType, slotType };
   const report = (problem: BindingsProblem) =>
     context.diagnostics.push(bindingsDiagnostic(problem, span));
-  if (session.dialect === "sqlite" && columnType === SQLITE_UNTYPED) {
-    // A computed column: SQLite knows no type for it until it reads a row.
+  const catalog = DIALECTS[session.dialect].catalog;
+  if (columnType === catalog.untypedColumn) {
+    // A computed column: the engine knows no type for it until it reads a row.
     report({ code: "W008", kind: "computed-column", ...at });
     return;
   }
   const primitive = PRIMITIVE_FAMILY[slotType];
   if (primitive !== undefined) {
     if (family === primitive) return;
-    // Enums and domains over text, or decimals holding integers, may still compare; MySQL
-    // computes booleans as integers 0/1 (docs/dialects.md).
+    // Enums and domains over text, or decimals holding integers, may still compare; so may
+    // integers where the engine computes booleans as integers (docs/dialects.md).
     const maybe =
       (primitive === "text" && family === "other") ||
       (primitive === "integer" && family === "decimal") ||
-      (primitive === "boolean" && family === "integer" && session.dialect === "mysql");
+      (primitive === "boolean" && family === "integer" && catalog.integerBooleans);
     report(
       maybe
         ? { code: "W008", kind: "column-may-not-compare", ...at }
@@ -176,10 +178,12 @@ function checkColumnType(
 
 async function checkKeys(context: Context): Promise<void> {
   const { read, session } = context;
-  // MySQL and SQLite compare column names without regard to case, while the bindings reader
-  // folds unquoted names to lower case (docs/dialects.md); PostgreSQL compares them exactly.
+  // Some engines compare column names without regard to case, while the bindings reader folds
+  // unquoted names to lower case (docs/dialects.md); the others compare them exactly.
   const sameName = (a: string, b: string) =>
-    session.dialect === "postgres" ? a === b : a.toLowerCase() === b.toLowerCase();
+    DIALECTS[session.dialect].catalog.foldsColumnNames
+      ? a.toLowerCase() === b.toLowerCase()
+      : a === b;
   for (const [table, canonicalColumns] of read.data.keys) {
     const written = canonicalColumns.map((c) => (JSON.parse(c) as string[])[0]!);
     const span = read.locations.keys.get(table);

@@ -9,10 +9,17 @@ import { checkBindings } from "../bindings/check.js";
 import { draftBindings } from "../bindings/draft.js";
 import { checkBindingsWithDatabase } from "../bindings/verify.js";
 import type { Program } from "../check/program.js";
-import { dialectOfUrl, isDialectName, openDatabase } from "../database/open.js";
-import { type DatabaseSession, DIALECTS, type DialectName } from "../database/types.js";
+import { dialectOfUrl, openDatabase } from "../database/open.js";
+import type { DatabaseSession } from "../database/types.js";
+import {
+  DEFAULT_DIALECT,
+  DIALECT_NAMES,
+  DIALECTS,
+  type DialectName,
+  dialectList,
+  isDialectName,
+} from "../dialects/registry.js";
 import { inMemoryCentralFacts } from "../plan/resolve/central-facts.js";
-import { dialectNamed } from "../print/registry.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import { formatDiagnostic } from "../source/format.js";
 import { positionOf, type SourceFile } from "../source/source.js";
@@ -20,10 +27,18 @@ import type { CommandSpec } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./io.js";
 import { loadPolicyFiles, readFacts } from "./sql-command.js";
 
+/** One line per dialect: its name, a URL of the form it opens, its engines. */
+function databaseUrls(): string {
+  return DIALECT_NAMES.map((name) => {
+    const { catalog, engines } = DIALECTS[name];
+    return `  ${name.padEnd(9)} ${catalog.urlExample.padEnd(44)} (${engines})`;
+  }).join("\n");
+}
+
 const BINDINGS_HELP = `usage: polar-sql bindings <check|init> [options]
 
   bindings check --bindings <file> [--policy <files...>] [--database-url <url>]
-                 [--dialect ${DIALECTS.join("|")}] [--facts <file>] [--json] [--strict]
+                 [--dialect ${DIALECT_NAMES.join("|")}] [--facts <file>] [--json] [--strict]
       Checks data bindings: the YAML, signatures and queries; with --policy, types,
       names the rules do not read (with a did-you-mean) and facts no binding gives;
       with --database-url, each query as the database describes it (columns and
@@ -36,7 +51,7 @@ const BINDINGS_HELP = `usage: polar-sql bindings <check|init> [options]
       --strict fails (exit 1) on warnings too.
 
   bindings init --database-url <url> [--schema <name>] [--policy <files...>]
-                [--dialect ${DIALECTS.join("|")}]
+                [--dialect ${DIALECT_NAMES.join("|")}]
       Reads the catalog and prints a first draft of data bindings YAML: foreign
       keys as relations, join tables as roles or relations, boolean columns as
       attributes, sql_types and keys. With --policy, the draft holds only what the
@@ -51,9 +66,7 @@ examples:
     --database-url postgres://app@localhost/app
 
 database URLs (without --dialect, the URL's scheme names the dialect):
-  postgres  postgres://user@host:5432/database
-  mysql     mysql://user:password@host:3306/database   (MySQL 8, MariaDB 10.6+)
-  sqlite    sqlite:<path>, e.g. sqlite:app.db           (opened read-only)
+${databaseUrls()}
 
 exit codes:
   0  the bindings are sound (there may be warnings), or a draft was printed
@@ -153,14 +166,9 @@ async function withDatabase<T>(work: () => Promise<T>): Promise<T> {
 function dialectOf(values: Values): DialectName {
   // Without `--dialect`, the URL's scheme says (docs/bindings.md, "Dialects").
   const url = values["database-url"];
-  const dialect = values.dialect ?? (url === undefined ? "postgres" : dialectOfUrl(url));
+  const dialect = values.dialect ?? (url === undefined ? DEFAULT_DIALECT : dialectOfUrl(url));
   if (isDialectName(dialect)) return dialect;
-  const allowed = DIALECTS.map((d) => `\`${d}\``).join(", ");
-  // `sql --dialect` prints SQL for more engines than these commands can connect to.
-  if (dialectNamed(dialect)) {
-    throw usage(`\`bindings\` cannot connect to ${dialect} yet; use one of ${allowed}`);
-  }
-  throw usage(`unknown dialect \`${dialect}\`; use one of ${allowed}`);
+  throw usage(`unknown dialect \`${dialect}\`; use one of ${dialectList()}`);
 }
 
 async function connect(url: string, dialect: DialectName): Promise<DatabaseSession> {
@@ -215,7 +223,7 @@ async function check(values: Values, policyFiles: readonly string[], io: CliIo):
   const options = {
     fileName: values.bindings,
     // The binding queries are written in the application's SQL (docs/dialects.md).
-    ...(dialect !== "postgres" && { syntax: dialect }),
+    syntax: dialect,
     ...(facts && { central: inMemoryCentralFacts(facts) }),
   };
   let result: BindingsCheck;

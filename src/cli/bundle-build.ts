@@ -11,6 +11,7 @@
  */
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DIALECT_NAMES, DIALECTS } from "../dialects/registry.js";
 import { PACKAGE_ROOT } from "./playground-build.js";
 
 /**
@@ -21,10 +22,14 @@ import { PACKAGE_ROOT } from "./playground-build.js";
 const DEFAULT_BUNDLE_DIR = join(PACKAGE_ROOT, "dist", "bundle");
 
 /**
- * Packages left out of the bundle: native or optional ones, loaded when used, and PGlite,
- * which finds its WebAssembly files beside its own module.
+ * Packages left out of the bundle: the dialects' drivers (native or optional ones, loaded when
+ * used), and PGlite, which finds its WebAssembly files beside its own module.
  */
-const EXTERNAL = ["better-sqlite3", "mysql2", "pg-native", "@electric-sql/pglite", "esbuild"];
+const EXTERNAL = [
+  ...DIALECT_NAMES.flatMap((name) => DIALECTS[name].catalog.driverPackages),
+  "@electric-sql/pglite",
+  "esbuild",
+];
 
 async function buildBundle(dir: string = DEFAULT_BUNDLE_DIR): Promise<string[]> {
   const esbuild = await import("esbuild");

@@ -55,6 +55,26 @@ const nodeBuiltinsGuard: import("esbuild").Plugin = {
   },
 };
 
+/**
+ * The page prints SQL and opens no database session: each dialect's catalog module (its
+ * `catalog.open` imports it, with the driver, only when called; src/dialects/dialect.ts) is
+ * left out, and importing it in the page would fail.
+ */
+const noCatalogSessions: import("esbuild").Plugin = {
+  name: "no-catalog-sessions",
+  setup(build) {
+    const dialects = join(PACKAGE_ROOT, "src", "dialects");
+    build.onResolve({ filter: /^\.\/catalog\.js$/ }, (args) =>
+      dirname(args.importer) !== dialects && dirname(dirname(args.importer)) === dialects
+        ? { path: args.importer, namespace: "no-catalog-sessions" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "no-catalog-sessions" }, () => ({
+      contents: 'throw new Error("the playground opens no database session");',
+    }));
+  },
+};
+
 export interface PlaygroundBuild {
   readonly dir: string;
   /** The files (relative to `dir`) the page loads before any SQL runs: HTML, CSS, script chunks. */
@@ -96,7 +116,7 @@ export async function buildPlayground(dir: string = DEFAULT_SITE_DIR): Promise<P
     metafile: true,
     legalComments: "none",
     define: { PGLITE_FILES: JSON.stringify(pglite) },
-    plugins: [nodeBuiltinsGuard],
+    plugins: [noCatalogSessions, nodeBuiltinsGuard],
     logLevel: "silent",
   });
   const chunks = splitChunks(result.metafile, dir);

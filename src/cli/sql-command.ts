@@ -13,13 +13,19 @@ import {
 } from "../api/local.js";
 import { concreteFactSchema } from "../api/wire.js";
 import { checkBindings } from "../bindings/check.js";
-import type { SqlSyntax } from "../bindings/query.js";
 import { checkPolicy } from "../check/check.js";
 import { checkFact } from "../check/facts.js";
 import type { Program } from "../check/program.js";
 import { parseValue } from "../client/values.js";
 import type { GroundFact } from "../core/value.js";
-import { DEFAULT_DIALECT, type DialectName, dialectList, dialectNamed } from "../print/registry.js";
+import {
+  DEFAULT_DIALECT,
+  DIALECT_NAMES,
+  DIALECTS,
+  type DialectName,
+  dialectList,
+  isDialectName,
+} from "../dialects/registry.js";
 import { formatDiagnostic } from "../source/format.js";
 import type { SourceFile } from "../source/source.js";
 import { StageError } from "../source/stage-error.js";
@@ -33,6 +39,14 @@ import {
   wantsHelp,
 } from "./args.js";
 import { type CliIo, EXIT_FAILED, EXIT_OK, EXIT_USAGE, readSources } from "./io.js";
+
+/** One help line per dialect: its name and engines, the default marked. */
+function dialectLines(): string {
+  return DIALECT_NAMES.map((name) => {
+    const mark = name === DEFAULT_DIALECT ? ", the default" : "";
+    return `${" ".repeat(24)}${name} (${DIALECTS[name].engines}${mark})`;
+  }).join("\n");
+}
 
 const SQL_HELP = `usage: polar-sql sql <question> --policy <files...> --bindings <file> [options]
 
@@ -51,8 +65,8 @@ options:
   --body <file>         the endpoint's JSON request body instead of the flags above
   --facts <file>        central facts (JSON array of {"predicate", "args": [{"type","id"}]})
                         that the SQL inlines
-  --dialect <name>      postgres (default), mysql (MySQL 8, MariaDB 10.6+) or sqlite
-                        (3.35+); see docs/dialects.md
+  --dialect <name>      the engine the SQL is for (docs/dialects.md):
+${dialectLines()}
   --help                show this help
 
 examples:
@@ -190,8 +204,8 @@ export const SQL_SPEC = {
 /** The `--dialect` value; an unknown name is a usage error (exit 2) naming the allowed ones. */
 function dialectOf(name: string | undefined): DialectName {
   if (name === undefined) return DEFAULT_DIALECT;
-  if (!dialectNamed(name)) throw usage(`unknown dialect \`${name}\`; use one of ${dialectList()}`);
-  return name as DialectName;
+  if (!isDialectName(name)) throw usage(`unknown dialect \`${name}\`; use one of ${dialectList()}`);
+  return name;
 }
 
 /** The flags each question needs when it is not given as `--body`. */
@@ -281,7 +295,7 @@ function checkBodyBindings(
   const checked = checkBindings(program, text, {
     fileName,
     // The binding queries are written in the SQL of the engine the statement is for.
-    syntax: (options.dialect ?? DEFAULT_DIALECT) as SqlSyntax,
+    syntax: options.dialect ?? DEFAULT_DIALECT,
     ...(options.central && { central: options.central }),
   });
   const sources = [checked.source, ...program.sources];

@@ -1,16 +1,12 @@
 /**
  * What the bindings tools need from a database, in terms every SQL dialect can give: the
  * catalog (tables, views, columns, keys, foreign keys), a query's result columns without
- * reading its rows, and whether a table's rows are unique on some columns. Each dialect is
- * one file implementing `DatabaseSession` (see `src/database/postgres.ts`), registered in
- * `src/database/open.ts`. Sessions only read: every statement runs in a read-only transaction
- * that is rolled back (SQLite: the file is opened read-only).
+ * reading its rows, and whether a table's rows are unique on some columns. Each dialect
+ * implements `DatabaseSession` in its folder (src/dialects/<name>/catalog.ts) and opens it from
+ * its `catalog` (src/dialects/dialect.ts). Sessions only read: every statement runs in a
+ * read-only transaction that is rolled back (or on a file opened read-only).
  */
-
-/** The SQL dialects a session can speak: the names of `src/print/registry.ts`. */
-export type DialectName = "postgres" | "mysql" | "sqlite";
-
-export const DIALECTS: readonly DialectName[] = ["postgres", "mysql", "sqlite"];
+import type { DialectName } from "../dialects/registry.js";
 
 /** How values of a column type compare with the values of a binding slot. */
 export type ColumnFamily = "integer" | "decimal" | "text" | "uuid" | "boolean" | "other";
@@ -54,9 +50,6 @@ export interface Catalog {
   /** Tables and views, sorted by name. */
   readonly tables: readonly CatalogTable[];
 }
-
-/** The type SQLite's sessions give a column without a declared type (a computed column). */
-export const SQLITE_UNTYPED = "any";
 
 export interface DescribedColumn {
   readonly name: string;

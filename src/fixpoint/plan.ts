@@ -7,6 +7,7 @@
  */
 import type { Binding, DataBindings } from "../bindings/types.js";
 import type { Clause, PredicateKey, Program } from "../check/program.js";
+import type { Dialect } from "../dialects/dialect.js";
 import { planBody } from "../plan/body.js";
 import { type Planner, universalRuleOrigin } from "../plan/context.js";
 import { at, PlanError } from "../plan/errors.js";
@@ -16,7 +17,6 @@ import { simplifyBranches } from "../plan/merge.js";
 import { createPlanner } from "../plan/plan.js";
 import { EMPTY_STATE, outputOf } from "../plan/state.js";
 import type { Call } from "../polar/ast.js";
-import type { Dialect } from "../print/dialect.js";
 import type { Span } from "../source/source.js";
 import { deltaName, exitName, type Family, splitKey, stepName } from "./families.js";
 import { type FamilyTables, type RowShape, tableBinding } from "./tables.js";

@@ -10,7 +10,7 @@ import {
 } from "@asteasolutions/zod-to-openapi";
 import type { z } from "zod";
 import { dialectSchema, errorReplySchema, explainNodeSchema } from "../api/wire.js";
-import { DIALECT_NAMES } from "../print/registry.js";
+import { DIALECT_NAMES } from "../dialects/registry.js";
 
 // A recursive schema must be a named component that its children refer to by `$ref`. Zod 4
 // schemas carry no `.openapi()` method unless zod is patched before they are built, so the

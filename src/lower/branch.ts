@@ -16,9 +16,6 @@ import type {
   Term,
 } from "../plan/ir.js";
 import { argColumn, termType } from "../plan/ir.js";
-import { aliasName, type Lowering, sqlTypeOf } from "./context.js";
-import { cteHoldsText } from "./cte-types.js";
-import { fixedRowsUnion } from "./fixed-rows.js";
 import {
   aliased,
   binary,
@@ -34,7 +31,10 @@ import {
   unary,
   union,
   unionAll,
-} from "./nodes.js";
+} from "../sql/nodes.js";
+import { aliasName, type Lowering, sqlTypeOf } from "./context.js";
+import { cteHoldsText } from "./cte-types.js";
+import { fixedRowsUnion } from "./fixed-rows.js";
 import { idsNode, valueNode } from "./sql-value.js";
 import {
   comparesUntyped,

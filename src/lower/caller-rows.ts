@@ -19,13 +19,14 @@ import {
   type ReferenceNode,
   type SelectQueryNode,
 } from "kysely";
-import type { PlainScan, SqlSyntax } from "../bindings/query.js";
+import type { PlainScan } from "../bindings/query.js";
 import { tableName } from "../bindings/query.js";
 import type { Binding } from "../bindings/types.js";
+import { DEFAULT_DIALECT, type DialectName } from "../dialects/registry.js";
 import { argColumn, type Branch } from "../plan/ir.js";
+import { callerSql } from "../sql/nodes.js";
 import { branchNode } from "./branch.js";
 import { aliasName, type Lowering } from "./context.js";
-import { callerSql } from "./nodes.js";
 
 /**
  * The branch as a condition on the caller's row, or null when it does not qualify (then it
@@ -53,7 +54,10 @@ export function callerRowCondition(
   const items = itemsByColumn(binding, scan);
   const outputItem = items.get(output.column);
   if (outputItem === undefined || scan.columns[outputItem] !== key[0]) return null;
-  if (!namesKey(column, scan.tableName, key[0]!, syntaxOf(lowering))) return null;
+  // The caller writes the column in the statement's dialect, the one the bindings were read in
+  // (src/api/local.ts).
+  const syntax = lowering.bindings.syntax ?? DEFAULT_DIALECT;
+  if (!namesKey(column, scan.tableName, key[0]!, syntax)) return null;
   const where = (branchNode(lowering, branch, []) as SelectQueryNode).where?.where;
   if (!where) return null;
   const alias = aliasName(lowering, ref.alias);
@@ -91,16 +95,11 @@ function itemsByColumn(binding: Binding, scan: PlainScan): Map<string, number> {
 }
 
 /** Whether the caller's column is `<table>.<key>` for this canonical table and key column. */
-function namesKey(column: string, table: string, key: string, syntax: SqlSyntax): boolean {
+function namesKey(column: string, table: string, key: string, syntax: DialectName): boolean {
   for (let dot = column.lastIndexOf("."); dot > 0; dot = column.lastIndexOf(".", dot - 1)) {
     const prefix = tableName(column.slice(0, dot).trim(), syntax);
     const suffix = tableName(column.slice(dot + 1).trim(), syntax);
     if (prefix === table && suffix === key) return true;
   }
   return false;
-}
-
-function syntaxOf(lowering: Lowering): SqlSyntax {
-  const name = lowering.rules.name;
-  return name === "mysql" || name === "sqlite" ? name : "postgres";
 }

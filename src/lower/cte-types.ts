@@ -15,8 +15,8 @@
 import type { OperationNode } from "kysely";
 import { FunctionNode } from "kysely";
 import type { Branch, Output, RecursiveCte } from "../plan/ir.js";
+import { columnRef, constant, select, tableAs } from "../sql/nodes.js";
 import type { Lowering } from "./context.js";
-import { columnRef, constant, select, tableAs } from "./nodes.js";
 import { comparesUntyped, requestId, untypedIds } from "./untyped-ids.js";
 
 const textModes = new WeakMap<Lowering, Map<number, boolean>>();

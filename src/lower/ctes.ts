@@ -21,10 +21,6 @@ import {
 import type { Binding } from "../bindings/types.js";
 import type { Branch, Output, RecursiveCte } from "../plan/ir.js";
 import { argColumn } from "../plan/ir.js";
-import { branchNode, cteValueNode, termNode } from "./branch.js";
-import { aliasName, type Lowering } from "./context.js";
-import { cteColumnTypes, cteHoldsText, typedLike } from "./cte-types.js";
-import { inlineScans } from "./inline-scans.js";
 import {
   callerSql,
   columnRef,
@@ -35,7 +31,11 @@ import {
   tableAs,
   union,
   unionOfParenthesized,
-} from "./nodes.js";
+} from "../sql/nodes.js";
+import { branchNode, cteValueNode, termNode } from "./branch.js";
+import { aliasName, type Lowering } from "./context.js";
+import { cteColumnTypes, cteHoldsText, typedLike } from "./cte-types.js";
+import { inlineScans } from "./inline-scans.js";
 import { joinedSteps } from "./step-union.js";
 import { type KnownRows, textOf, untypedIds } from "./untyped-ids.js";
 

@@ -8,7 +8,7 @@
 import type { OperationNode, SelectQueryNode } from "kysely";
 import type { DataBindings } from "../bindings/types.js";
 import type { Value } from "../core/value.js";
-import { select, union } from "./nodes.js";
+import { select, union } from "../sql/nodes.js";
 import type { LoweringRules } from "./rules.js";
 
 type Rows = readonly (readonly Value[])[];

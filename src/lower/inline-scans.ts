@@ -23,9 +23,9 @@ import {
 } from "kysely";
 import type { Binding } from "../bindings/types.js";
 import { argColumn } from "../plan/ir.js";
+import { callerSql, conjunction, parens, select } from "../sql/nodes.js";
 import type { Lowering } from "./context.js";
 import { isFixedBlock } from "./fixed-rows.js";
-import { callerSql, conjunction, parens, select } from "./nodes.js";
 
 /** An inlined scan: the FROM item that replaces the CTE, and `argN` -> the item as written. */
 interface Inlined {

@@ -18,11 +18,6 @@ import type { DataBindings } from "../bindings/types.js";
 import type { Branch, Output, PlanOutput, Term } from "../plan/ir.js";
 import type { ResolvedPlan } from "../plan/resolve/resolve.js";
 import type { SourceFile } from "../source/source.js";
-import { branchNode, conditionNode, isTrivial, selectedNode, typedNull } from "./branch.js";
-import { callerRowCondition } from "./caller-rows.js";
-import { createLowering, type Lowering, type Shape, sqlTypeOf } from "./context.js";
-import { cteHoldsText } from "./cte-types.js";
-import { withPrefix } from "./ctes.js";
 import {
   aliased,
   binary,
@@ -35,7 +30,12 @@ import {
   select,
   unary,
   union,
-} from "./nodes.js";
+} from "../sql/nodes.js";
+import { branchNode, conditionNode, isTrivial, selectedNode, typedNull } from "./branch.js";
+import { callerRowCondition } from "./caller-rows.js";
+import { createLowering, type Lowering, type Shape, sqlTypeOf } from "./context.js";
+import { cteHoldsText } from "./cte-types.js";
+import { withPrefix } from "./ctes.js";
 import type { LoweringRules } from "./rules.js";
 import { valueNode } from "./sql-value.js";
 import { originIn, UnsupportedConstructError } from "./step-union.js";

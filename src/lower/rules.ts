@@ -1,13 +1,13 @@
 /**
  * What lowering asks of the target dialect: the few constructs whose spelling differs between
- * engines. Each dialect in src/print implements these (docs/architecture.md, "Adding a
+ * engines. Each dialect in src/dialects implements these (docs/architecture.md, "Adding a
  * dialect"); nothing else in lowering knows which engine it writes for.
  */
 import type { OperationNode, SelectQueryNode } from "kysely";
 import type { CompareOp } from "../core/value.js";
 
 export interface LoweringRules {
-  /** The dialect's name, for messages: `postgres`, `mysql`, `sqlite`. */
+  /** The dialect's name, for messages and caches: its key in src/dialects/registry.ts. */
   readonly name: string;
   /**
    * The SQL type named in `CAST(… AS <type>)` for values of a Polar type; `sqlType` is the
@@ -47,7 +47,7 @@ export interface LoweringRules {
   /**
    * The rows of `rows` (a UNION ALL with the named columns) without duplicates, compared
    * exactly; absent where `SELECT DISTINCT` and `UNION` already compare exactly
-   * (docs/dialects.md: MySQL's default collations call `'a' = 'A '` equal).
+   * (docs/dialects.md: some engines' default collations call `'a' = 'A '` equal).
    */
   readonly distinctRows?: (
     rows: SelectQueryNode,
@@ -110,7 +110,7 @@ export interface LoweringRules {
   readonly arrayLiteral?: boolean;
   /**
    * Whether every value of a recursive CTE is cast to its column's type: engines that take a
-   * recursive CTE's column types from its seeds alone (MySQL) need it, or a longer value of a
+   * recursive CTE's column types from its seeds alone need it, or a longer value of a
    * later step would not fit.
    */
   readonly castsRecursiveColumns: boolean;

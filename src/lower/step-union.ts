@@ -25,8 +25,6 @@ import type { Branch, Condition, RecursiveCte, RuleOrigin, Term } from "../plan/
 import { termType } from "../plan/ir.js";
 import { mapBranch } from "../plan/rewrite.js";
 import type { Located } from "../source/stage-error.js";
-import { branchNode, conditionNode, termNode } from "./branch.js";
-import { aliasName, type Lowering, sqlTypeOf } from "./context.js";
 import {
   aliased,
   binary,
@@ -38,7 +36,9 @@ import {
   select,
   tableAs,
   union,
-} from "./nodes.js";
+} from "../sql/nodes.js";
+import { branchNode, conditionNode, termNode } from "./branch.js";
+import { aliasName, type Lowering, sqlTypeOf } from "./context.js";
 
 /**
  * A construct the dialect cannot express (a `PlanError`, so endpoints answer 400); the message

@@ -20,8 +20,8 @@ import {
   SetOperationNode,
   TableNode,
 } from "kysely";
+import { aliased, columnRef, select } from "../sql/nodes.js";
 import { isFixedBlock } from "./fixed-rows.js";
-import { aliased, columnRef, select } from "./nodes.js";
 
 /**
  * The statement body with every UNION operand that reads one of `recursive` (CTE names)

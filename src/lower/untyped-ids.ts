@@ -15,8 +15,8 @@
 import { FunctionNode, type OperationNode, OrNode, ParensNode } from "kysely";
 import { isPrimitiveType } from "../core/value.js";
 import type { Term, ValuesSource } from "../plan/ir.js";
+import { binary, cast } from "../sql/nodes.js";
 import { type Lowering, sqlTypeOf } from "./context.js";
-import { binary, cast } from "./nodes.js";
 import { valueNode } from "./sql-value.js";
 
 /**

@@ -17,9 +17,9 @@ import {
   ValueNode,
 } from "kysely";
 import { isPrimitiveType } from "../core/value.js";
+import type { Dialect } from "../dialects/dialect.js";
 import { isSqlValue } from "../lower/sql-value.js";
 import { termType } from "../plan/ir.js";
-import type { Dialect } from "./dialect.js";
 import { requestValue, type ValueRuntime } from "./printer.js";
 
 class ParameterValues extends OperationNodeTransformer {

@@ -14,11 +14,11 @@ import type {
 } from "kysely";
 import { RawNode, SelectQueryNode } from "kysely";
 import type { Value } from "../core/value.js";
+import type { Dialect } from "../dialects/dialect.js";
 import { isFixedBlock } from "../lower/fixed-rows.js";
 import { isSqlIds, isSqlValue, type SqlIds, type SqlValue } from "../lower/sql-value.js";
 import { termType } from "../plan/ir.js";
 import { staticValue } from "../plan/resolve/runtime.js";
-import type { Dialect } from "./dialect.js";
 
 /** The request values that params and the clock stand for. */
 export interface ValueRuntime {

@@ -7,6 +7,8 @@
 import type { OperationNode } from "kysely";
 import type { DataBindings } from "../bindings/types.js";
 import { type GroundFact, isPrimitiveType, type Value } from "../core/value.js";
+import type { Dialect } from "../dialects/dialect.js";
+import { DEFAULT_DIALECT, DIALECTS } from "../dialects/registry.js";
 import { type Lowered, lowerStatement, type Shape } from "../lower/lower.js";
 import { isSqlIds, type SqlIds, type SqlValue } from "../lower/sql-value.js";
 import { type Branch, isSubquery, type Plan, type SourceRef, type Term } from "../plan/ir.js";
@@ -17,15 +19,13 @@ import { conditionTerms } from "../plan/resolve/runtime.js";
 import { mergeKeyedScans } from "../plan/resolve/scans.js";
 import { mapBranch } from "../plan/rewrite.js";
 import type { SourceFile } from "../source/source.js";
-import type { Dialect } from "./dialect.js";
-import { postgres } from "./postgres.js";
 import { printTree, type ValueRuntime } from "./printer.js";
 import { fillTemplate, parameterTexts, type Template, templateOf } from "./template.js";
 
 interface PrintOptions {
   /** The policy's files: a refusal of the dialect points into them (its rule's span). */
   readonly sources: readonly SourceFile[];
-  /** The engine the statement is for; PostgreSQL by default. */
+  /** The engine the statement is for; the default dialect when absent. */
   readonly dialect?: Dialect;
   readonly central?: CentralFacts;
   readonly contextFacts?: readonly GroundFact[];
@@ -130,7 +130,7 @@ export function printPlan(
   shape: Shape,
   options: PrintOptions,
 ): Statement {
-  const dialect = options.dialect ?? postgres;
+  const dialect = options.dialect ?? DIALECTS[DEFAULT_DIALECT];
   const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
   const renderable = renderableIn(bindings, dialect);
   const facts = factRows(options.central ?? NO_CENTRAL_FACTS, options.contextFacts ?? []);
@@ -243,7 +243,7 @@ export function lowerPlan(
   shape: Shape,
   options: PrintOptions,
 ): { node: OperationNode; runtime: ValueRuntime } {
-  const dialect = options.dialect ?? postgres;
+  const dialect = options.dialect ?? DIALECTS[DEFAULT_DIALECT];
   const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
   const resolved = resolvePlan(plan, {
     ...runtime,

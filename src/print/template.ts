@@ -3,8 +3,9 @@
  * values go. Filling writes the request's literals into those places (or collects them as
  * parameters), so that a repeated question costs a few string copies instead of a lowering.
  */
+
+import type { Dialect } from "../dialects/dialect.js";
 import { isSqlIds, type SqlIds, type SqlValue } from "../lower/sql-value.js";
-import type { Dialect } from "./dialect.js";
 import { type Printed, requestValue, type Slot, type ValueRuntime } from "./printer.js";
 
 export type Template =

@@ -51,7 +51,7 @@ export function printCentral(
   // A param list is one array parameter (src/print/statement.ts `longestList`).
   const printed = printPlan(plan, snapshot.bindings, question.params, question.shape, options);
   // PostgreSQL binds at most 65,535 parameters: a statement with more (many context facts) is
-  // written with its values as quoted literals (src/print/postgres-literal.ts).
+  // written with its values as quoted literals (src/dialects/postgres/literal.ts).
   if (printed.parameters.length <= MAX_BOUND_PARAMETERS) return { ...printed, literal: false };
   const literals = { ...options, writing: "literals", cacheText: false } as const;
   const text = printPlan(plan, snapshot.bindings, question.params, question.shape, literals);

@@ -83,7 +83,7 @@ export function questionEndpoints(
         (program) => authorizeQuestion(program, query),
         reading,
       );
-      // SQLite answers 1 for true (src/print/sqlite.ts).
+      // SQLite answers 1 for true (src/dialects/sqlite/index.ts).
       return { body: { allowed: row?.allowed === true || row?.allowed === 1 } };
     },
 

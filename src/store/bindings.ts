@@ -8,10 +8,10 @@
 import { type OperationNode, ValueNode } from "kysely";
 import { isPolarName } from "../bindings/signature.js";
 import type { Binding, DataBindings } from "../bindings/types.js";
-import { binary, cast, columnRef, conjunction, select, table } from "../lower/nodes.js";
+import type { Dialect } from "../dialects/dialect.js";
+import { postgres } from "../dialects/postgres/index.js";
 import { valueNode } from "../lower/sql-value.js";
-import type { Dialect } from "../print/dialect.js";
-import { postgres } from "../print/postgres.js";
+import { binary, cast, columnRef, conjunction, select, table } from "../sql/nodes.js";
 import type { FactShape } from "./facts.js";
 import { FACT_TABLE } from "./schema.js";
 

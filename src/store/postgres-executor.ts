@@ -1,7 +1,7 @@
 /** A PostgreSQL server through a `pg` connection pool, as a `SqlExecutor`. */
 import pg from "pg";
 import { DeadlineExceeded, msUntil } from "../core/deadline.js";
-import { quoteIdentifier, quoteString } from "../print/postgres-literal.js";
+import { quoteIdentifier, quoteString } from "../dialects/postgres/literal.js";
 import { recurrenceFilter, type SqlExecutor, type StatementHints } from "./executor.js";
 
 /** Prepared statements kept per session; the least recently used one is deallocated. */

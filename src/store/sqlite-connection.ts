@@ -7,7 +7,7 @@
  * mode: readers read beside the writer, and SQLite locks the file for each write.
  */
 import type Database from "better-sqlite3";
-import { loadBetterSqlite3 } from "../database/better-sqlite3.js";
+import { loadBetterSqlite3 } from "../dialects/sqlite/better-sqlite3.js";
 import type { SqlExecutor, StatementHints } from "./executor.js";
 
 interface SqliteConnectionOptions {

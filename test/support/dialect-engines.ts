@@ -14,7 +14,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import mysql from "mysql2/promise";
 import { afterAll, describe } from "vitest";
-import type { DialectName } from "../../src/print/registry.js";
+import type { DialectName } from "../../src/dialects/registry.js";
 import { MARIADB, type MariadbServer } from "./mariadb.js";
 
 export interface DialectDatabase {

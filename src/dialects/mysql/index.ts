@@ -30,10 +30,11 @@ import {
   ValueListNode,
   ValueNode,
 } from "kysely";
-import type { CompareOp } from "../core/value.js";
-import { aliased, binary, columnRef, select, union } from "../lower/nodes.js";
-import type { ExactColumn } from "../lower/rules.js";
-import type { Dialect } from "./dialect.js";
+import type { CompareOp } from "../../core/value.js";
+import type { ExactColumn } from "../../lower/rules.js";
+import { LiteralError } from "../../sql/literal-error.js";
+import { aliased, binary, columnRef, select, union } from "../../sql/nodes.js";
+import type { CompilerClass, Dialect } from "../dialect.js";
 import {
   canWriteValue,
   type LiteralSpelling,
@@ -42,8 +43,8 @@ import {
   refuseUnholdableIdentifier,
   type ValueClass,
   valueClass,
-} from "./engine-literal.js";
-import { LiteralError } from "./postgres-literal.js";
+} from "../shared/engine-literal.js";
+import { MYSQL_LEXICAL } from "./lexical.js";
 
 /** The longest name MySQL and MariaDB keep for a column alias or table. */
 const MAX_IDENTIFIER_CHARS = 64;
@@ -65,6 +66,8 @@ class MysqlCompiler extends MysqlQueryCompiler {
     return super.sanitizeIdentifier(identifier);
   }
 }
+
+const compiler: CompilerClass = MysqlCompiler;
 
 /** Plain ASCII that needs no escaping under any `sql_mode` and no comment marker. */
 const PLAIN = /^[A-Za-z0-9_.@ +=,-]*$/;
@@ -198,9 +201,22 @@ function semiJoinable(term: OperationNode, query: OperationNode): OperationNode 
 /** A canonical 32-bit integer: a column of unknown type compares it exactly, as a number or as text. */
 const INT32_TEXT = /^(?:0|-?[1-9][0-9]{0,9})$/;
 
-export const mysql: Dialect = {
+export const mysql = {
   name: "mysql",
-  compiler: MysqlCompiler,
+  engines: "MySQL 8, MariaDB 10.6+",
+  truth: "integers",
+  compiler,
+  lexical: MYSQL_LEXICAL,
+  catalog: {
+    urls: /^(?:mysql|mariadb):\/\//i,
+    urlExample: "mysql://user:password@host:3306/database",
+    // mysql2 is an optional peer dependency, imported when a session opens.
+    open: async (url, options) => (await import("./catalog.js")).openMysql(url, options),
+    driverPackages: ["mysql2"],
+    foldsColumnNames: true,
+    // MySQL computes booleans as integers 0/1 (docs/dialects.md).
+    integerBooleans: true,
+  },
   recursion: "joined",
   inlineHint: false,
   castsRecursiveColumns: true,
@@ -238,4 +254,4 @@ export const mysql: Dialect = {
   distinctRows,
   // No `idsTable`: MySQL and MariaDB statements are only printed with literals (the local
   // endpoints), so a list of ids stays rows of values; `JSON_TABLE` would be the array form.
-};
+} satisfies Dialect<"mysql">;

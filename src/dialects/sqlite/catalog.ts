@@ -10,8 +10,6 @@
  * working directory, `sqlite:/var/lib/app/app.db` absolute.
  */
 import type { CompiledQuery } from "kysely";
-import { loadBetterSqlite3 } from "./better-sqlite3.js";
-import { duplicateCount, sqliteTables } from "./catalog-queries.js";
 import type {
   Catalog,
   CatalogColumn,
@@ -20,8 +18,9 @@ import type {
   ColumnFamily,
   DatabaseSession,
   Described,
-} from "./types.js";
-import { SQLITE_UNTYPED } from "./types.js";
+} from "../../database/types.js";
+import { loadBetterSqlite3 } from "./better-sqlite3.js";
+import { SQLITE_UNTYPED, sqliteDuplicateCount, sqliteTables } from "./catalog-queries.js";
 
 // SQLite keywords a table or column is plausibly named (https://sqlite.org/lang_keywords.html).
 const RESERVED = new Set(
@@ -204,7 +203,7 @@ export function sqliteSession(
     ).map((c) => c.name);
   }
 
-  /** Runs a statement of src/database/catalog-queries.ts. */
+  /** Runs a statement of ./catalog-queries.ts. */
   const all = (statement: CompiledQuery) => db.prepare(statement.sql).all(...statement.parameters);
 
   return {
@@ -255,7 +254,7 @@ export function sqliteSession(
 
     duplicateKeys(table, columns) {
       return snapshot(() => {
-        const [row] = all(duplicateCount("sqlite", table, columns)) as { n: number }[];
+        const [row] = all(sqliteDuplicateCount(table, columns)) as { n: number }[];
         return row?.n ?? 0;
       });
     },

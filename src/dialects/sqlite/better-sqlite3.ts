@@ -1,7 +1,7 @@
 /**
  * Loading better-sqlite3. A module of its own so that no published declaration names
  * better-sqlite3's types (they come from @types/better-sqlite3, which consumers do not have):
- * the declarations of src/database/sqlite.ts and src/store/sqlite-connection.ts reach it only
+ * the declarations of src/dialects/sqlite/catalog.ts and src/store/sqlite-connection.ts reach it only
  * from function bodies.
  */
 import type Database from "better-sqlite3";

@@ -7,16 +7,22 @@
  */
 import type { CompiledQuery } from "kysely";
 import pg from "pg";
+import type {
+  Catalog,
+  CatalogTable,
+  ColumnFamily,
+  DatabaseSession,
+  Described,
+} from "../../database/types.js";
 import {
-  duplicateCount,
   postgresColumns,
   postgresConstraints,
+  postgresDuplicateCount,
   postgresLocalSetting,
   postgresTables,
   postgresTypeNames,
   postgresUniqueIndexes,
 } from "./catalog-queries.js";
-import type { Catalog, CatalogTable, ColumnFamily, DatabaseSession, Described } from "./types.js";
 
 /** Runs one statement with parameters over one connection (extended protocol). */
 export type PgRunner = (
@@ -117,7 +123,7 @@ export function postgresSession(
 ): DatabaseSession {
   const timeout = Math.max(1, Math.floor(options.statementTimeout ?? 30_000));
 
-  /** Runs a statement of src/database/catalog-queries.ts. */
+  /** Runs a statement of ./catalog-queries.ts. */
   const runQuery = (statement: CompiledQuery) => run(statement.sql, statement.parameters);
 
   async function readOnly<T>(work: () => Promise<T>): Promise<T> {
@@ -223,7 +229,7 @@ export function postgresSession(
 
     duplicateKeys(table, columns) {
       return readOnly(async () => {
-        const result = await runQuery(duplicateCount("postgres", table, columns));
+        const result = await runQuery(postgresDuplicateCount(table, columns));
         return Number(result.rows[0]?.n ?? 0);
       });
     },

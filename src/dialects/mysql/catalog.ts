@@ -9,15 +9,6 @@
  */
 import type { CompiledQuery } from "kysely";
 import type mysql from "mysql2/promise";
-import {
-  duplicateCount,
-  mysqlColumns,
-  mysqlColumnTypes,
-  mysqlForeignKeys,
-  mysqlSessionSetting,
-  mysqlTables,
-  mysqlUniqueIndexes,
-} from "./catalog-queries.js";
 import type {
   Catalog,
   CatalogForeignKey,
@@ -26,7 +17,16 @@ import type {
   DatabaseSession,
   Described,
   DescribedColumn,
-} from "./types.js";
+} from "../../database/types.js";
+import {
+  mysqlColumns,
+  mysqlColumnTypes,
+  mysqlDuplicateCount,
+  mysqlForeignKeys,
+  mysqlSessionSetting,
+  mysqlTables,
+  mysqlUniqueIndexes,
+} from "./catalog-queries.js";
 
 /**
  * What a session reads of a result column's protocol metadata (mysql2's `FieldPacket` has these
@@ -294,7 +294,7 @@ function catalogTable(
 
 /** A session over one MySQL or MariaDB connection (a pool does not do). */
 export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}): DatabaseSession {
-  /** Runs a statement of src/database/catalog-queries.ts. */
+  /** Runs a statement of ./catalog-queries.ts. */
   const runQuery = (statement: CompiledQuery) => run(statement.sql, statement.parameters);
 
   async function readOnly<T>(work: () => Promise<T>): Promise<T> {
@@ -400,7 +400,7 @@ export function mysqlSession(run: MysqlRunner, options: MysqlSessionOptions = {}
 
     duplicateKeys(table, columns) {
       return readOnly(async () => {
-        const result = await runQuery(duplicateCount("mysql", table, columns));
+        const result = await runQuery(mysqlDuplicateCount(table, columns));
         return Number(result.rows[0]?.n ?? 0);
       });
     },

@@ -14,19 +14,20 @@ import {
   ValueListNode,
   ValuesNode,
 } from "kysely";
-import type { Value } from "../core/value.js";
-import { binary, correlation } from "../lower/nodes.js";
-import type { Dialect } from "./dialect.js";
+import type { Value } from "../../core/value.js";
+import { LiteralError } from "../../sql/literal-error.js";
+import { binary, correlation } from "../../sql/nodes.js";
+import type { CompilerClass, Dialect } from "../dialect.js";
+import { POSTGRES_LEXICAL } from "./lexical.js";
 import {
   arrayText,
-  LiteralError,
   parameterText,
   parameterType,
   quoteIdentifier,
   renderTypedLiteral,
   renderValue,
   sqlTypeOf,
-} from "./postgres-literal.js";
+} from "./literal.js";
 
 /** A canonical integer; `comparesUntyped` also bounds it to the 32-bit range of `integer`. */
 const INT32_TEXT = /^(?:0|-?[1-9][0-9]{0,9})$/;
@@ -39,6 +40,8 @@ class PostgresCompiler extends PostgresQueryCompiler {
     return quoteIdentifier(identifier).slice(1, -1);
   }
 }
+
+const compiler: CompilerClass = PostgresCompiler;
 
 function written(value: Value, sqlType: string | undefined, typed: boolean): string | null {
   try {
@@ -55,9 +58,22 @@ function writable(value: Value, sqlType: string | undefined, typed: boolean): st
   return text;
 }
 
-export const postgres: Dialect = {
+export const postgres = {
   name: "postgres",
-  compiler: PostgresCompiler,
+  engines: "PostgreSQL 12+, PGlite",
+  truth: "booleans",
+  compiler,
+  lexical: POSTGRES_LEXICAL,
+  catalog: {
+    // Also the default for a `--database` URL no dialect claims (src/database/open.ts).
+    urls: /^postgres(?:ql)?:/i,
+    urlExample: "postgres://user:password@host:5432/database",
+    open: async (url, options) => (await import("./catalog.js")).openPostgres(url, options),
+    // pg loads its optional native binding by name.
+    driverPackages: ["pg-native"],
+    foldsColumnNames: false,
+    integerBooleans: false,
+  },
   recursion: "lateral",
   inlineHint: true,
   arrayLiteral: true,
@@ -106,7 +122,7 @@ export const postgres: Dialect = {
       `cast(${placeholder} as ${parameterType(type, sqlType)}[])`,
     text: arrayText,
   },
-};
+} satisfies Dialect<"postgres">;
 
 /** `node COLLATE "C"`: Kysely has collations on column definitions and ORDER BY items only. */
 function collateC(node: OperationNode): OperationNode {

@@ -21,25 +21,10 @@
  *   caller drops that alternative, because the comparison could only be false.
  */
 
-import { castTypeName, normalizeSqlType, sqlTypeFamily } from "../bindings/sql-type.js";
-import { utf8Length } from "../core/utf8.js";
-import { isPrimitiveType, parseInteger, type Value } from "../core/value.js";
-import type { LiteralProblem } from "../source/problems.js";
-import { StageError } from "../source/stage-error.js";
-
-/**
- * A value that has no literal in the dialect (NUL, malformed integer, invalid SQL type name):
- * a `StageError` with code P713 and no span (the value may come from the request).
- */
-export class LiteralError extends StageError {
-  override readonly name = "LiteralError";
-  declare readonly code: "P713";
-  declare readonly problem: LiteralProblem;
-  // biome-ignore lint/complexity/noUselessConstructor: it narrows the problem to a literal's
-  constructor(problem: LiteralProblem) {
-    super(problem);
-  }
-}
+import { utf8Length } from "../../core/utf8.js";
+import { isPrimitiveType, parseInteger, type Value } from "../../core/value.js";
+import { LiteralError } from "../../sql/literal-error.js";
+import { castTypeName, normalizeSqlType, sqlTypeFamily } from "../../sql/sql-type.js";
 
 const MAX_IDENTIFIER_BYTES = 63;
 const CANONICAL_DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;

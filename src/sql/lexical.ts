@@ -5,9 +5,6 @@
  * parentheses and parameters are only seen where the engine would see them.
  */
 
-/** The SQL syntax binding queries are written in: the application's engine. */
-export type SqlSyntax = "postgres" | "mysql" | "sqlite";
-
 /** A quoted run: a string literal or a quoted identifier. */
 export interface QuoteRule {
   /** Letters written before the quote (`E`, `U&`), matched without regard to case; "" for none. */
@@ -26,13 +23,13 @@ export interface LexicalRules {
   readonly quotes: readonly QuoteRule[];
   /** Openers of comments that run to the end of the line. */
   readonly lineComments: readonly string[];
-  /** `--` opens a comment only before whitespace or a control character (MySQL). */
+  /** `--` opens a comment only before whitespace or a control character. */
   readonly dashesNeedSpace: boolean;
   /** Block comments nest (`/* /* *\/ *\/`). */
   readonly nestedBlockComments: boolean;
   /**
-   * The opener of a block comment whose text the engine runs as SQL (MySQL's `/*!50100 … *\/`,
-   * MariaDB's `/*M! … *\/`), or null; its text is scanned as SQL.
+   * The opener of a block comment whose text the engine runs as SQL (`/*! … *\/` where the
+   * engine has such comments), or null; its text is scanned as SQL.
    */
   readonly executableComment: RegExp | null;
   /** `$tag$ … $tag$` strings. */

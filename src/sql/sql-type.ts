@@ -62,7 +62,7 @@ export function normalizeSqlType(name: string): string | null {
 function baseName(normalized: string): string {
   const paren = normalized.indexOf("(");
   const base = paren === -1 ? normalized : normalized.slice(0, paren);
-  // MySQL's attributes of integer types: `int unsigned`, `bigint(20) unsigned zerofill`.
+  // Attributes of integer types some engines write: `int unsigned`, `bigint(20) unsigned zerofill`.
   return base.replace(/(?: (?:un)?signed| zerofill)+$/, "");
 }
 

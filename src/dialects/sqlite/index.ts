@@ -25,8 +25,8 @@ import {
   ValueNode,
   ValuesNode,
 } from "kysely";
-import { aliased, binary, cast, columnRef, select } from "../lower/nodes.js";
-import type { Dialect } from "./dialect.js";
+import { aliased, binary, cast, columnRef, select } from "../../sql/nodes.js";
+import type { CompilerClass, Dialect } from "../dialect.js";
 import {
   canWriteValue,
   type LiteralSpelling,
@@ -35,7 +35,9 @@ import {
   refuseUnholdableIdentifier,
   type ValueClass,
   valueClass,
-} from "./engine-literal.js";
+} from "../shared/engine-literal.js";
+import { SQLITE_UNTYPED } from "./catalog-queries.js";
+import { SQLITE_LEXICAL } from "./lexical.js";
 
 /** Kysely's SQLite compiler, refusing names SQLite cannot hold. */
 class SqliteCompiler extends SqliteQueryCompiler {
@@ -44,6 +46,8 @@ class SqliteCompiler extends SqliteQueryCompiler {
     return super.sanitizeIdentifier(identifier);
   }
 }
+
+const compiler: CompilerClass = SqliteCompiler;
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -105,9 +109,22 @@ const INTEGER_TEXT = /^(?:0|-?[1-9][0-9]{0,17})$/;
 /** Text SQLite reads as a number when it meets a numeric column (`' 2'`, `'1e3'`, `'02'`). */
 const NUMERIC_TEXT = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
 
-export const sqlite: Dialect = {
+export const sqlite = {
   name: "sqlite",
-  compiler: SqliteCompiler,
+  engines: "SQLite 3.35+",
+  truth: "integers",
+  compiler,
+  lexical: SQLITE_LEXICAL,
+  catalog: {
+    urls: /^sqlite:/i,
+    urlExample: "sqlite:path/to/app.db",
+    // better-sqlite3 is imported when a session opens (./better-sqlite3.ts).
+    open: async (url) => (await import("./catalog.js")).openSqlite(url),
+    driverPackages: ["better-sqlite3"],
+    foldsColumnNames: true,
+    integerBooleans: false,
+    untypedColumn: SQLITE_UNTYPED,
+  },
   recursion: "branches",
   inlineHint: true,
   inlineScans: true,
@@ -181,4 +198,4 @@ export const sqlite: Dialect = {
       return `[${ids.map((id) => (bare ? id : JSON.stringify(id))).join(",")}]`;
     },
   },
-};
+} satisfies Dialect<"sqlite">;

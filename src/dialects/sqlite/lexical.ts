@@ -3,7 +3,7 @@
  * blobs; `"…"`, `` `…` `` and `[…]` identifiers (brackets close at the first `]`); `--` comments
  * and block comments that do not nest; `?`, `?1`, `:name`, `@name` and `$name` parameters.
  */
-import { type LexicalRules, quote } from "./rules.js";
+import { type LexicalRules, quote } from "../../sql/lexical.js";
 
 export const SQLITE_LEXICAL: LexicalRules = {
   quotes: [

@@ -1,16 +1,17 @@
 /**
- * Values as literals for the engines other than PostgreSQL (src/print/mysql.ts,
- * src/print/sqlite.ts): which values a column can hold and how each kind is written, with
- * the engine supplying only how a string is quoted. The rules mirror
- * src/print/postgres-literal.ts (docs/dialects.md, "Literals"):
+ * Values as literals for the dialects that write them alike (each passes its
+ * `LiteralSpelling` from src/dialects/<name>/index.ts): which values a column can hold and how
+ * each kind is written, with the engine supplying only how a string is quoted. The rules
+ * mirror src/dialects/postgres/literal.ts (docs/dialects.md, "Literals"):
  * - integers are canonical signed 64-bit, negatives parenthesized;
  * - an entity id that its column's SQL type cannot hold (`abc` for an integer column, `007`
  *   too) has no literal: the alternative is dropped;
  * - unpaired UTF-16 surrogates are refused (drivers would write U+FFFD instead).
  */
-import { normalizeSqlType, sqlTypeFamily } from "../bindings/sql-type.js";
-import { isPrimitiveType, parseInteger, type Value } from "../core/value.js";
-import { LiteralError } from "./postgres-literal.js";
+
+import { isPrimitiveType, parseInteger, type Value } from "../../core/value.js";
+import { LiteralError } from "../../sql/literal-error.js";
+import { normalizeSqlType, sqlTypeFamily } from "../../sql/sql-type.js";
 
 const CANONICAL_DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
 const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -59,8 +60,8 @@ function stringLiteral(spelling: LiteralSpelling, text: string): string {
  * The literal for a value compared with a column of `sqlType`, or null when no row can hold
  * it; throws `LiteralError` for malformed values.
  *
- *   writeValue(mysqlSpelling, { type: "Ticket", id: "42" }, "bigint") // "42"
- *   writeValue(mysqlSpelling, { type: "Ticket", id: "x" }, "bigint")  // null
+ *   writeValue(spelling, { type: "Ticket", id: "42" }, "bigint") // "42"
+ *   writeValue(spelling, { type: "Ticket", id: "x" }, "bigint")  // null
  */
 function writeValue(
   spelling: LiteralSpelling,
@@ -166,7 +167,7 @@ export function valueClass(type: string, sqlType: string | undefined): ValueClas
   return family === "integer" ? "integer" : family === "decimal" ? "decimal" : "text";
 }
 
-/** Refuses a name neither MySQL nor SQLite can hold: empty, or holding NUL. */
+/** Refuses a name these engines cannot hold: empty, or holding NUL. */
 export function refuseUnholdableIdentifier(identifier: string): void {
   if (identifier === "") throw new LiteralError({ code: "P713", kind: "empty-identifier" });
   if (identifier.includes("\u0000")) {

@@ -5,7 +5,7 @@
  * `B'…'`, `X'…'`; `N'…'`; `"…"` identifiers; `$tag$ … $tag$` strings; `--` comments and block
  * comments that nest; `$1` parameters.
  */
-import { type LexicalRules, quote } from "./rules.js";
+import { type LexicalRules, quote } from "../../sql/lexical.js";
 
 export const POSTGRES_LEXICAL: LexicalRules = {
   quotes: [

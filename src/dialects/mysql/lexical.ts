@@ -6,7 +6,7 @@
  * character; block comments that do not nest, except `/*! … *\/` and `/*M! … *\/`, whose text
  * the server runs; `?` parameters.
  */
-import { type LexicalRules, quote } from "./rules.js";
+import { type LexicalRules, quote } from "../../sql/lexical.js";
 
 const string = (open: string, prefix = "") =>
   quote(open, "string", { prefix, backslash: true, doubled: true });
