@@ -2,7 +2,7 @@
 with recursive
   polar_c0(arg0, arg2) as not materialized (SELECT * FROM mutual_b0),
   polar_c1(arg0, arg1, arg2) as not materialized (SELECT * FROM mutual_b1),
-  polar_r0(s2) as (select cast(1 as bigint) union select step.s2 from polar_r0 as rec cross join lateral (select cast(q0.arg2 as bigint) from polar_c0 as q0 where q0.arg0 = rec.s2 and q0.arg2 is not null offset 0) as step(s2))
+  polar_r0(s2) as (select cast(1 as bigint) union select cast(q0.arg2 as bigint) from polar_r0 as rec, polar_c0 as q0 where q0.arg0 = rec.s2 and q0.arg2 is not null)
  select exists (select 1 from polar_r0 as f0, polar_c1 as f1 where f1.arg0 = 'ada' and f1.arg1 = 'reader' and f1.arg2 = f0.s2) as allowed;
 
 -- actions
@@ -10,13 +10,13 @@ with recursive
   polar_c0(arg0, arg2) as not materialized (SELECT * FROM mutual_b0),
   polar_c1(arg0, arg1, arg2) as not materialized (SELECT * FROM mutual_b1),
   polar_c2(arg0) as not materialized (SELECT * FROM mutual_b2),
-  polar_r0(k2, s2) as (select cast(q0.arg2 as bigint), cast(q0.arg2 as bigint) from polar_c0 as q0 where q0.arg0 = 1 and q0.arg2 is not null union select step.k2, step.s2 from polar_r0 as rec cross join lateral (select cast(rec.k2 as bigint), cast(q0.arg2 as bigint) from polar_c0 as q0 where q0.arg0 = rec.s2 and q0.arg2 is not null offset 0) as step(k2, s2)),
-  polar_r1(s2) as (select cast(1 as bigint) union select step.s2 from polar_r1 as rec cross join lateral (select cast(q0.arg2 as bigint) from polar_c0 as q0 where q0.arg0 = rec.s2 and q0.arg2 is not null offset 0) as step(s2))
- select distinct a.actions from (select cast('list' as text) as actions from polar_c1 as f0 where f0.arg0 = 'ada' and f0.arg1 = 'reader' and f0.arg2 = 1 union all select cast('list' as text) as actions from polar_c0 as f0, polar_r0 as f1, polar_c1 as f2 where f0.arg0 = 1 and f1.k2 = f0.arg2 and f2.arg0 = 'ada' and f2.arg1 = 'reader' and f2.arg2 = f1.s2 union all select cast('peek' as text) as actions from polar_r1 as f0, polar_c1 as f1 where not exists (select 1 from polar_c2 as f2 where f2.arg0 = 1) and f1.arg0 = 'ada' and f1.arg1 = 'reader' and f1.arg2 = f0.s2) as a;
+  polar_r0(k2, s2) as (select cast(q0.arg2 as bigint), cast(q0.arg2 as bigint) from polar_c0 as q0 where q0.arg0 = 1 and q0.arg2 is not null union select cast(rec.k2 as bigint), cast(q0.arg2 as bigint) from polar_r0 as rec, polar_c0 as q0 where q0.arg0 = rec.s2 and q0.arg2 is not null),
+  polar_r1(s2) as (select cast(1 as bigint) union select cast(q0.arg2 as bigint) from polar_r1 as rec, polar_c0 as q0 where q0.arg0 = rec.s2 and q0.arg2 is not null)
+ select distinct a.actions from (select cast('list' as text) as actions from polar_c1 as f0 where f0.arg0 = 'ada' and f0.arg1 = 'reader' and f0.arg2 = 1 union all select cast('list' as text) as actions from polar_r0 as f0, polar_c1 as f1 where f1.arg0 = 'ada' and f1.arg1 = 'reader' and f1.arg2 = f0.s2 union all select cast('peek' as text) as actions from polar_r1 as f0, polar_c1 as f1 where not exists (select 1 from polar_c2 as f2 where f2.arg0 = 1) and f1.arg0 = 'ada' and f1.arg1 = 'reader' and f1.arg2 = f0.s2) as a;
 
 -- list
 t.id in (with recursive
   polar_c0(arg0, arg1, arg2) as not materialized (SELECT * FROM mutual_b1),
   polar_c1(arg0, arg2) as not materialized (SELECT * FROM mutual_b0),
-  polar_r0(arg2) as (select cast(q0.arg2 as bigint) from polar_c0 as q0 where q0.arg0 = 'ada' and q0.arg1 = 'reader' and q0.arg2 is not null union select step.arg2 from polar_r0 as rec cross join lateral (select cast(q0.arg0 as bigint) from polar_c1 as q0 where rec.arg2 = q0.arg2 and q0.arg0 is not null offset 0) as step(arg2))
+  polar_r0(arg2) as (select cast(q0.arg2 as bigint) from polar_c0 as q0 where q0.arg0 = 'ada' and q0.arg1 = 'reader' and q0.arg2 is not null union select cast(q0.arg0 as bigint) from polar_r0 as rec, polar_c1 as q0 where rec.arg2 = q0.arg2 and q0.arg0 is not null)
  select f0.arg2 from polar_r0 as f0);
