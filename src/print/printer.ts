@@ -32,7 +32,7 @@ type Writing =
   | { readonly kind: "literals"; readonly runtime: ValueRuntime }
   /** Every value a cast placeholder; `Printed.parameters` holds the values in order. */
   | { readonly kind: "parameters" }
-  /** Constants inlined; params and the clock left as slots for template.ts to fill. */
+  /** Constants inlined; params and builtins left as slots for template.ts to fill. */
   | { readonly kind: "template" };
 
 export interface Slot {

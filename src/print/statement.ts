@@ -29,7 +29,7 @@ interface PrintOptions {
   readonly dialect?: Dialect;
   readonly central?: CentralFacts;
   readonly contextFacts?: readonly GroundFact[];
-  /** Unix seconds for `@current_unix_time`; defaults to the system clock. */
+  /** The clock builtins read, in Unix seconds; defaults to the system clock. */
   readonly now?: () => bigint;
   /**
    * `parameters` writes every value as a cast placeholder (`$1`, …) and returns the values
@@ -357,7 +357,7 @@ function readsOf(plan: Plan): ValueReads | null {
       }
       const { terms } = conditionTerms(condition)!;
       const decided = terms.every(
-        (t) => t.kind === "literal" || t.kind === "param" || t.kind === "time",
+        (t) => t.kind === "literal" || t.kind === "param" || t.kind === "builtin",
       );
       if (decided && terms.some((t) => t.kind !== "literal")) return false;
     }

@@ -1,6 +1,6 @@
 /**
  * Print-time resolution: a cached plan plus this request's values becomes a concrete plan.
- * Conditions on params and the clock are decided where possible (the terms stay and print as
+ * Conditions on params and builtins are decided where possible (the terms stay and print as
  * literals); central, context and param rows are handled in rows.ts; branches that cannot
  * hold disappear (also through empty recursive CTEs and `NOT EXISTS`).
  */
