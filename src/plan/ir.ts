@@ -234,7 +234,10 @@ export interface Plan {
   readonly ctes: readonly RecursiveCte[];
   readonly branches: readonly Branch[];
   readonly outputs: readonly PlanOutput[];
-  /** Where the policy writes the constants that branches output (plan/constants.ts); absent: none. */
+  /**
+   * Where the policy writes the constants that branches output or compare (plan/constants.ts),
+   * beside the terms and never in a key; absent: none.
+   */
   readonly constants?: readonly PolicyConstant[];
 }
 

@@ -153,7 +153,7 @@ export const Builtin = createToken({
   pattern: builtinPattern(),
   start_chars_hint: ["@"],
   longer_alt: Flag,
-  label: "a builtin",
+  label: BUILTIN_SPELLINGS.join(" | "),
 });
 export const Name = createToken({
   name: "Name",

@@ -61,6 +61,16 @@ function systemNow(): bigint {
   return BigInt(Math.floor(Date.now() / 1000));
 }
 
+/** The request's values, and where the plan's constants are written for a refusal of one. */
+function valueRuntime(
+  plan: Plan,
+  params: ReadonlyMap<string, readonly string[]>,
+  options: PrintOptions,
+): ValueRuntime {
+  const spans = { constants: plan.constants ?? [], sources: options.sources };
+  return { params, now: (options.now ?? systemNow)(), spans };
+}
+
 /**
  * Whether a value can be written for a column of its type in this dialect (else it matches
  * nothing). Answers are kept per bindings: central facts recur in every request.
@@ -131,7 +141,7 @@ export function printPlan(
   options: PrintOptions,
 ): Statement {
   const dialect = options.dialect ?? postgres;
-  const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
+  const runtime = valueRuntime(plan, params, options);
   const renderable = renderableIn(bindings, dialect);
   const facts = factRows(options.central ?? NO_CENTRAL_FACTS, options.contextFacts ?? []);
   const writing = options.writing ?? "literals";
@@ -172,10 +182,11 @@ export function printPlan(
     if (!lowered) return UNUSED_STATEMENT;
     const { node, callerNames } = lowered;
     if (writing === "literals") {
-      const { sql } = printTree(dialect, node, { kind: "literals", runtime }, callerNames);
+      const literals = { kind: "literals", runtime } as const;
+      const { sql } = printTree(dialect, node, literals, callerNames, runtime.spans);
       return { sql, parameters: [] };
     }
-    const printed = printTree(dialect, node, { kind: "parameters" }, callerNames);
+    const printed = printTree(dialect, node, { kind: "parameters" }, callerNames, runtime.spans);
     return {
       sql: printed.sql,
       parameters: parameterTexts(dialect, printed.parameters, runtime),
@@ -207,7 +218,7 @@ export function printPlan(
     if (!lowered) return UNUSED_STATEMENT;
     const { node, callerNames } = lowered;
     const kind = writing === "literals" ? "template" : "parameters";
-    template = templateOf(writing, printTree(dialect, node, { kind }, callerNames));
+    template = templateOf(writing, printTree(dialect, node, { kind }, callerNames, runtime.spans));
     // A text printed while central lookups went unanswered may be wrong: use it, keep it not.
     if (options.central?.complete?.() !== false) {
       if (templates.size >= MAX_TEMPLATES_PER_PLAN) templates.clear();
@@ -244,7 +255,7 @@ export function lowerPlan(
   options: PrintOptions,
 ): { node: OperationNode; runtime: ValueRuntime } {
   const dialect = options.dialect ?? postgres;
-  const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
+  const runtime = valueRuntime(plan, params, options);
   const resolved = resolvePlan(plan, {
     ...runtime,
     facts: factRows(options.central ?? NO_CENTRAL_FACTS, options.contextFacts ?? []),
