@@ -108,6 +108,14 @@ describe("test blocks (§10)", () => {
     );
     expectError(`f(1);\ntest fixture base { f(_); }`, "P406", "_");
   });
+  it("P406: a builtin in a setup fact is read per question, not a value", () => {
+    expectError(
+      `f(1);\ntest "t" { setup { f(@current_unix_time); } assert f(1); }`,
+      "P406",
+      "@current_unix_time",
+      "setup facts must be ground; found `@current_unix_time`",
+    );
+  });
   it("P407: iff needs a variable", () => {
     const message = expectError(`f(1);\ntest "t" { assert f(1) iff true; }`, "P407", "true");
     expect(message).toBe("`iff` needs a variable in the query");

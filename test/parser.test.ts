@@ -216,7 +216,7 @@ describe("lexer", () => {
 
   it("tells `@current_unix_time` from rule flags", () => {
     expect(tokenTypes("@current_unix_time @current_unix_timestamp @debug")).toEqual([
-      "CurrentTime",
+      "Builtin",
       "Flag",
       "Flag",
     ]);
@@ -446,7 +446,7 @@ describe("rules", () => {
         obj("User", str("ada")),
         obj("Integer", int(3n)),
         obj("Boolean", bool(false)),
-        { kind: "current_time" },
+        { kind: "builtin", name: "current_unix_time" },
         v("_"),
         v("x"),
       ),
@@ -522,7 +522,7 @@ describe("expressions", () => {
       expect(body(`x ${op} 1`)).toEqual(cmp(op, v("x"), int(1n)));
     }
     expect(body("@current_unix_time > expires")).toEqual(
-      cmp(">", { kind: "current_time" }, v("expires")),
+      cmp(">", { kind: "builtin", name: "current_unix_time" }, v("expires")),
     );
   });
 

@@ -150,7 +150,11 @@ const CHECK: Samples<CheckProblem, CheckProblemKind> = {
   "duplicate-fixture": { code: "P403", kind: "duplicate-fixture", fixture: "base" },
   "assertion-variables": { code: "P404", kind: "assertion-variables", variables: ["x", "y"] },
   "assert-not-iff": { code: "P405", kind: "assert-not-iff" },
-  "setup-not-ground": { code: "P406", kind: "setup-not-ground", variable: "x" },
+  "setup-not-ground": {
+    code: "P406",
+    kind: "setup-not-ground",
+    found: { kind: "variable", name: "x" },
+  },
   "iff-without-variable": { code: "P407", kind: "iff-without-variable" },
   "iff-other-variable": { code: "P408", kind: "iff-other-variable", variable: "x", other: "y" },
   "unknown-fact-predicate": { code: "P501", kind: "unknown-fact-predicate", predicate: "owns/2" },

@@ -164,6 +164,30 @@ has_permission(user: User, "read", doc: Doc) if is_owner(user, org) and owns(org
     ]);
   });
 
+  it("P702: an uninferable type in a called rule points at the variable in that rule", () => {
+    const program = checked(`actor User {}
+resource Doc { permissions = ["read"]; }
+has_permission(user: User, "read", doc: Doc) if linked(user, doc);
+linked(u, d) if member(u, team) and shares(team, d);`);
+    const error = refusal(() => authorize(program, "facts:\n", "read", "Doc"));
+    expect(error.code).toBe("P702");
+    expect(error.problem).toEqual({
+      code: "P702",
+      kind: "unknown-type",
+      variable: "team",
+      rule: "linked",
+    });
+    expect(error.message).toBe(
+      "policy.polar:4:27: cannot infer the type of `team` in a rule for `linked`; add `team matches T`",
+    );
+    expect(error.format().split("\n").slice(1)).toEqual([
+      " --> policy.polar:4:27",
+      "  |",
+      "4 | linked(u, d) if member(u, team) and shares(team, d);",
+      "  |                           ^^^^",
+    ]);
+  });
+
   it("P702: too many argument types for a call points at the call", () => {
     const types = ["A", "B", "C", "D", "E"].map((t) => `resource ${t} {}`).join("\n");
     const program = checked(`actor User {}

@@ -26,7 +26,7 @@ export interface ExplainRun {
   /** The stored facts loaded so far. */
   readonly stored: readonly GroundFact[];
   readonly context: readonly GroundFact[];
-  /** Unix seconds for `@current_unix_time`, as text; null: the system clock. */
+  /** The clock builtins read, in Unix seconds, as text; null: the system clock. */
   readonly now: string | null;
   readonly budget: ExplanationBudget;
 }

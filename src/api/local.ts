@@ -51,7 +51,7 @@ export interface LocalOptions {
   readonly dialect?: DialectName;
   /** Stored facts that are not in the caller's database; none by default. */
   readonly central?: CentralFacts;
-  /** Unix seconds for `@current_unix_time`; defaults to the system clock. */
+  /** The clock builtins read, in Unix seconds; defaults to the system clock. */
   readonly now?: () => bigint;
   /** False prints afresh, neither reusing nor keeping a text printed for the question's shape. */
   readonly cacheText?: boolean;

@@ -35,7 +35,7 @@ interface StatementOptions {
   readonly dialect?: Dialect;
   /** Stored facts that are not in the caller's database; none by default. */
   readonly central?: CentralFacts;
-  /** Unix seconds for `@current_unix_time`; defaults to the system clock. */
+  /** The clock builtins read, in Unix seconds; defaults to the system clock. */
   readonly now?: () => bigint;
   /** Values as cast placeholders with their texts apart, instead of literals. */
   readonly writing?: "literals" | "parameters";

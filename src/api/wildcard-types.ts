@@ -8,6 +8,7 @@
  * specializer or a literal in the head gives its type; a head variable takes the types that the
  * body's calls or `matches` allow; anything else may be any type.
  */
+import { BUILTINS } from "../builtins/registry.js";
 import { isSubtype, type Program, predicateKey } from "../check/program.js";
 import type { GroundFact } from "../core/value.js";
 import type { Expr, Param, Term } from "../polar/ast.js";
@@ -156,8 +157,9 @@ function termType(term: Exclude<Term, { kind: "variable" }>): Candidates {
     case "string":
       return new Set(["String"]);
     case "integer":
-    case "current_time":
       return new Set(["Integer"]);
+    case "builtin":
+      return new Set([BUILTINS[term.name].type]);
     case "boolean":
       return new Set(["Boolean"]);
     case "object":

@@ -3,6 +3,7 @@
  * variables with the type their clause gives them), and among those the calls that no rule
  * head can answer, which only facts (bindings or central facts) can make true.
  */
+import { BUILTINS } from "../builtins/registry.js";
 import { isSubtype, type Program } from "../check/program.js";
 import { forEachCall, visitExpr } from "../check/walk.js";
 import { booleanValue, integerValue, stringValue, type Value } from "../core/value.js";
@@ -46,8 +47,8 @@ function literalArg(term: Term): PatternArg | null {
       return { kind: "value", value: booleanValue(term.value) };
     case "object":
       return { kind: "value", value: { type: term.type.name, id: String(term.value.value) } };
-    case "current_time":
-      return { kind: "type", type: "Integer" };
+    case "builtin":
+      return { kind: "type", type: BUILTINS[term.name].type };
     case "variable":
       return null;
     default: {

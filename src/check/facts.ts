@@ -140,7 +140,7 @@ export function canonicalFact(fact: GroundFact): GroundFact {
 
 /**
  * The runtime value of a literal term: `"a"`, `3`, `true`, `User{"a"}`, `Integer{3}`.
- * Null for variables and `@current_unix_time`.
+ * Null for variables and builtins (read per question).
  *
  * @example
  * termValue(parsedTerm); // { type: "User", id: "ada" } for `User{"ada"}`
@@ -159,7 +159,7 @@ export function termValue(term: Term): Value | null {
       if (type === "String" || type === "Integer" || type === "Boolean") return termValue(inner);
       return { type, id: inner.kind === "string" ? inner.value : String(inner.value) };
     }
-    case "current_time":
+    case "builtin":
     case "variable":
       return null;
     default: {

@@ -5,6 +5,7 @@
  * The stages after checking have their own table, src/source/problems.ts; why there are
  * several is in docs/architecture.md#errors.
  */
+import { builtinSpelling } from "../builtins/registry.js";
 import { type Diagnostic, error, tick, warning } from "../source/diagnostic.js";
 import type { Span } from "../source/source.js";
 
@@ -163,8 +164,8 @@ export type CheckProblem =
   | {
       readonly code: "P406";
       readonly kind: "setup-not-ground";
-      /** The variable found; null for `@current_unix_time`. */
-      readonly variable: string | null;
+      /** What is not a value: a variable, or a builtin (read per question). */
+      readonly found: { readonly kind: "variable" | "builtin"; readonly name: string };
     }
   | { readonly code: "P407"; readonly kind: "iff-without-variable" }
   | {
@@ -285,8 +286,8 @@ export function describeCheckProblem(problem: CheckProblem): string {
     case "assert-not-iff":
       return "`assert_not` cannot be combined with `iff`";
     case "setup-not-ground": {
-      const found =
-        problem.variable === null ? "`@current_unix_time`" : `variable ${tick(problem.variable)}`;
+      const { kind, name } = problem.found;
+      const found = kind === "builtin" ? tick(builtinSpelling(name)) : `variable ${tick(name)}`;
       return `setup facts must be ground; found ${found}`;
     }
     case "iff-without-variable":

@@ -9,6 +9,7 @@
  * the positions it occupies. The two feed each other, so this runs to a fixpoint. A position
  * nothing says anything about accepts any value (null).
  */
+import { BUILTINS } from "../builtins/registry.js";
 import type { Expr, Head, Item, Param, Term } from "../polar/ast.js";
 import { forEachAtom } from "../polar/expr.js";
 import type { Clause, FactSignature, PredicateKey } from "./program.js";
@@ -185,8 +186,9 @@ function literalType(term: Term): string | null {
     case "string":
       return "String";
     case "integer":
-    case "current_time":
       return "Integer";
+    case "builtin":
+      return BUILTINS[term.name].type;
     case "boolean":
       return "Boolean";
     case "object":

@@ -111,10 +111,10 @@ function checkFacts(
 function groundFact(fact: Fact, diagnostics: Diagnostic[]): GroundFact | null {
   const args = [];
   for (const arg of fact.args) {
-    if (arg.kind === "variable" || arg.kind === "current_time") {
-      const variable = arg.kind === "variable" ? arg.name : null;
+    if (arg.kind === "variable" || arg.kind === "builtin") {
+      const found = { kind: arg.kind, name: arg.name };
       diagnostics.push(
-        checkDiagnostic({ code: "P406", kind: "setup-not-ground", variable }, arg.span),
+        checkDiagnostic({ code: "P406", kind: "setup-not-ground", found }, arg.span),
       );
       return null;
     }

@@ -3,6 +3,7 @@
  * parameters, and bodies in disjunctive normal form (a list of conjunctions of atoms) so that
  * each conjunction can be scheduled freely (docs/policy-language.md#fixpoint-semantics). `not` keeps its operand whole.
  */
+import type { BuiltinName } from "../builtins/registry.js";
 import type { Clause, PredicateKey } from "../check/program.js";
 import { predicateKey } from "../check/program.js";
 import { booleanValue, entity, integerValue, stringValue, type Value } from "../core/value.js";
@@ -12,7 +13,7 @@ import { canonicalValue } from "./slot.js";
 
 export type TermIR =
   | { readonly kind: "const"; readonly value: Value }
-  | { readonly kind: "now" }
+  | { readonly kind: "builtin"; readonly name: BuiltinName }
   | { readonly kind: "var"; readonly name: string }
   /** `_`: a fresh variable at each occurrence. */
   | { readonly kind: "anon" };
@@ -110,8 +111,8 @@ export function compileTerm(term: Term): TermIR {
       return { kind: "const", value: booleanValue(term.value) };
     case "object":
       return { kind: "const", value: objectValue(term) };
-    case "current_time":
-      return { kind: "now" };
+    case "builtin":
+      return { kind: "builtin", name: term.name };
     case "variable":
       return term.name === "_" ? { kind: "anon" } : { kind: "var", name: term.name };
     default: {

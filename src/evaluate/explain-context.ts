@@ -153,8 +153,8 @@ export function resolveTerm(context: Context, env: Env, term: TermIR): Slot {
   switch (term.kind) {
     case "const":
       return term.value;
-    case "now":
-      return context.session.now;
+    case "builtin":
+      return context.session.builtins[term.name];
     case "var":
       return env.get(term.name) ?? ANY;
     case "anon":

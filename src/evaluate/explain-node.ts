@@ -3,6 +3,7 @@
  * how goals, terms and values are written in it. Values are written as Polar literals (strings
  * with Polar's escapes), so a goal's text parses back as Polar; a wildcard is `_` or `_: Type`.
  */
+import { builtinSpelling } from "../builtins/registry.js";
 import type { Clause, Program } from "../check/program.js";
 import type { Value } from "../core/value.js";
 import type { Expr, Term } from "../polar/ast.js";
@@ -117,7 +118,7 @@ export function callText(name: string, args: readonly Slot[]): string {
 
 /**
  * An expression as Polar source with the bound variables replaced by their values (the text of
- * a `not` node). Unbound variables keep their names; `@current_unix_time` stays as written.
+ * a `not` node). Unbound variables keep their names; builtins stay as written.
  */
 export function exprText(expr: Expr, env: Env): string {
   const term = (t: Term) => termText(t, env);
@@ -157,8 +158,8 @@ function termText(term: Term, env: Env): string {
       const slot = env.get(term.name);
       return slot && !isWildcard(slot) ? valueText(slot) : term.name;
     }
-    case "current_time":
-      return "@current_unix_time";
+    case "builtin":
+      return builtinSpelling(term.name);
     default: {
       const compiled = compileTerm(term);
       return compiled.kind === "const" ? valueText(compiled.value) : "_";

@@ -36,7 +36,7 @@ export interface ExplainOptions {
   readonly contextFacts?: readonly GroundFact[];
   /** Facts read through data bindings (source `local`). */
   readonly localFacts?: FactInput;
-  /** The clock for `@current_unix_time`, in Unix seconds; defaults to the system clock. */
+  /** The clock builtins read, in Unix seconds; defaults to the system clock. */
   readonly now?: () => bigint;
   /** Bounds of a denied tree; see `DEFAULT_LIMITS`. */
   readonly limits?: Partial<ExplainLimits>;

@@ -22,7 +22,7 @@ import type { Session } from "./tables.js";
 export interface EvaluateOptions {
   /** Facts that count as stored facts for this question only. */
   readonly contextFacts?: readonly GroundFact[];
-  /** The clock for `@current_unix_time`, in Unix seconds; defaults to the system clock. */
+  /** The clock builtins read, in Unix seconds; defaults to the system clock. */
   readonly now?: () => bigint;
 }
 

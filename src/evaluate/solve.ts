@@ -180,8 +180,8 @@ function resolve(session: Session, env: Env, term: TermIR): Slot | undefined {
   switch (term.kind) {
     case "const":
       return term.value;
-    case "now":
-      return session.now;
+    case "builtin":
+      return session.builtins[term.name];
     case "var":
       return env.get(term.name);
     case "anon":

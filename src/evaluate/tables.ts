@@ -16,8 +16,10 @@
  * Beyond `MAX_EAGER_DEPTH` nested tables, a new table is started from the task queue instead of
  * recursively, which keeps the JavaScript stack shallow on long chains.
  */
+import type { BuiltinInputs } from "../builtins/builtin.js";
+import { type BuiltinName, builtinValues } from "../builtins/registry.js";
 import type { PredicateKey, Program } from "../check/program.js";
-import { integerValue, type Value } from "../core/value.js";
+import type { Value } from "../core/value.js";
 import { unbounded } from "./errors.js";
 import { type FactIndex, matchFacts } from "./facts.js";
 import { type Slot, tupleKey } from "./slot.js";
@@ -59,8 +61,10 @@ export interface Caller {
 export interface Session {
   readonly program: Program;
   readonly facts: readonly FactIndex[];
-  /** `@current_unix_time`, read once per question. */
-  readonly now: Value;
+  /** What builtins read of the question (its clock, read once). */
+  readonly inputs: BuiltinInputs;
+  /** Each builtin's value for the question. */
+  readonly builtins: Readonly<Record<BuiltinName, Value>>;
   readonly tables: Map<string, Table>;
   readonly stack: Table[];
   /** Pending tasks, a max-heap on `owner` (then first in, first out). */
@@ -88,7 +92,7 @@ export type ClauseRunner = (
 export type FactLookupListener = (predicate: PredicateKey, pattern: Tuple) => void;
 
 export interface SessionOptions {
-  /** The clock for `@current_unix_time`, in Unix seconds; defaults to the system clock. */
+  /** The clock builtins read, in Unix seconds; defaults to the system clock. */
   readonly now?: () => bigint;
   /**
    * Called before facts are read for a table: lets a caller load facts on demand (explain over
@@ -112,10 +116,12 @@ export function openSession(
   runClauses: ClauseRunner,
 ): Session {
   const seconds = options.now ? options.now() : BigInt(Math.floor(Date.now() / 1000));
+  const inputs: BuiltinInputs = { now: seconds };
   return {
     program,
     facts,
-    now: integerValue(seconds),
+    inputs,
+    builtins: builtinValues(inputs),
     tables: new Map(),
     stack: [],
     tasks: [],

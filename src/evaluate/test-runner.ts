@@ -80,7 +80,7 @@ export interface TestReport {
 }
 
 export interface TestRunOptions {
-  /** The clock for `@current_unix_time`, in Unix seconds. */
+  /** The clock builtins read, in Unix seconds. */
   readonly now?: () => bigint;
 }
 
@@ -273,12 +273,12 @@ function explanationOf(
   const args = assertion.query.params.map((param): Slot => {
     const { term, type } = compileParam(param);
     if (term.kind === "const") return term.value;
-    if (term.kind === "now") return session.now;
+    if (term.kind === "builtin") return session.builtins[term.name];
     return anyOf(type);
   });
   try {
     const layers = [{ source: "setup" as const, facts }];
-    const now = () => BigInt(session.now.id);
+    const now = () => session.inputs.now;
     return {
       explanation: explainCall(program, layers, assertion.query.name.name, args, { now }).node,
     };

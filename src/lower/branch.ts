@@ -59,7 +59,7 @@ export function termNode(lowering: Lowering, term: Term, typed = false): Operati
       return columnRef(aliasName(lowering, term.alias), term.column);
     case "literal":
     case "param":
-    case "time":
+    case "builtin":
       return valueNode(term, sqlTypeOf(lowering, termType(term)), typed);
     case "outer":
       if (lowering.shape.kind !== "filter") {
@@ -80,7 +80,7 @@ export function termNode(lowering: Lowering, term: Term, typed = false): Operati
 /** An output in a select list, where the engine cannot infer a literal's type. */
 export function selectedNode(lowering: Lowering, output: Output, type: string): OperationNode {
   if (output.kind === "any") return typedNull(lowering, type);
-  const value = output.kind === "literal" || output.kind === "param" || output.kind === "time";
+  const value = output.kind === "literal" || output.kind === "param" || output.kind === "builtin";
   return termNode(lowering, output, value);
 }
 

@@ -1,14 +1,14 @@
 /**
- * Values in the SQL tree. A plan value (a policy constant, a question param, the clock) becomes
+ * Values in the SQL tree. A plan value (a policy constant, a question param, a builtin) becomes
  * a Kysely `ValueNode` whose payload is a `SqlValue`; the dialect's printer decides how it is
  * written: an inlined literal, a `$n` parameter, or a slot of a printed template. The tree
  * itself never holds SQL text for a value.
  */
 import { type OperationNode, ValueNode } from "kysely";
-import type { LiteralTerm, ParamTerm, TimeTerm } from "../plan/ir.js";
+import type { BuiltinTerm, LiteralTerm, ParamTerm } from "../plan/ir.js";
 
-/** Where a value comes from: a constant, a question param, or the clock. */
-type ValueOrigin = LiteralTerm | ParamTerm | TimeTerm;
+/** Where a value comes from: a constant, a question param, or a builtin. */
+type ValueOrigin = LiteralTerm | ParamTerm | BuiltinTerm;
 
 export interface SqlValue {
   readonly kind: "sql-value";

@@ -213,8 +213,8 @@ export function resolveTerm(planner: Planner, state: State, term: AstTerm): Reso
       const bound = slotOf(state, name).term;
       return bound ? { kind: "term", term: bound } : { kind: "variable", name };
     }
-    case "current_time":
-      return { kind: "term", term: { kind: "time" } };
+    case "builtin":
+      return { kind: "term", term: { kind: "builtin", name: term.name } };
     default:
       return { kind: "term", term: literal(termValue(term)!) };
   }

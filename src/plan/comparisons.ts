@@ -3,6 +3,7 @@
  * Integers or two Strings, so the variables they compare get one of those types before any
  * call reads them from central facts, where values of any type could appear.
  */
+import { BUILTINS } from "../builtins/registry.js";
 import { termValue } from "../check/facts.js";
 import type { Term as AstTerm, Expr } from "../polar/ast.js";
 import { flattenAnd } from "../polar/expr.js";
@@ -64,8 +65,8 @@ export function constrainByComparisons(planner: Planner, state: State, body: Exp
     for (const [side, other] of sides) {
       if (side.kind !== "variable" || side.name === "_" || !current) continue;
       const type =
-        other.kind === "current_time"
-          ? "Integer"
+        other.kind === "builtin"
+          ? BUILTINS[other.name].type
           : other.kind === "variable"
             ? null
             : termValue(other)?.type;

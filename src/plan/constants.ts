@@ -1,9 +1,10 @@
 /**
- * Where the policy writes the constants a plan outputs. Plan terms keep no spans: passes
- * compare and cache them by their JSON text (merge.ts, cte.ts, reuse.ts, resolve/), so a span
- * inside a literal would make one constant written in two places two different terms. The
- * plan carries these spans beside its terms instead (`Plan.constants`), for the one refusal
- * that is about a constant: a value its column type cannot hold (P703 `unwritable-value`).
+ * Where the policy writes the constants of a plan. Plan terms keep no spans: passes compare
+ * and cache them by their JSON text (merge.ts, cte.ts, reuse.ts, resolve/), so a span inside a
+ * literal would make one constant written in two places two different terms. The plan carries
+ * these spans beside its terms instead (`Plan.constants`), for the refusals that are about a
+ * constant: a value its column type cannot hold (P703 `unwritable-value`, resolve/resolve.ts)
+ * and a value the dialect has no literal for (P713, src/print/value-refusal.ts).
  */
 import { canonicalValue, termValue } from "../check/facts.js";
 import type { Program } from "../check/program.js";
@@ -12,7 +13,7 @@ import type { Value } from "../core/value.js";
 import type { Term as AstTerm } from "../polar/ast.js";
 import type { Span } from "../source/source.js";
 import type { Goal } from "./goal.js";
-import type { Branch, PolicyConstant, RecursiveCte } from "./ir.js";
+import type { Branch, Output, PolicyConstant, RecursiveCte } from "./ir.js";
 
 const spansByProgram = new WeakMap<Program, ReadonlyMap<string, Span>>();
 
@@ -42,9 +43,9 @@ function constantSpans(program: Program): ReadonlyMap<string, Span> {
 }
 
 /**
- * The constants that branches output, with the span of the policy text that writes each.
- * A literal of the goal (`"read"`) comes from the question, not the policy: it gets none,
- * and neither does a constant only a binding's signature writes.
+ * The constants that branches output or compare, with the span of the policy text that writes
+ * each. A literal of the goal (`"read"`) comes from the question, not the policy: it gets
+ * none, and neither does a constant only a binding's signature writes.
  *
  *   policyConstants(program, goal, plan.branches) // [{ value: { type: "Doc", id: "x" }, span }]
  */
@@ -60,14 +61,36 @@ export function policyConstants(
   }
   const spans = constantSpans(program);
   const found = new Map<string, PolicyConstant>();
-  const all = [...branches, ...ctes.flatMap((cte) => [...cte.seeds, ...cte.steps])];
-  for (const branch of all) {
-    for (const output of branch.outputs) {
-      if (output.kind !== "literal") continue;
-      const key = valueKey(output.value);
-      const span = spans.get(key);
-      if (span && !asked.has(key) && !found.has(key)) found.set(key, { value: output.value, span });
+  const note = (term: Output) => {
+    if (term.kind !== "literal") return;
+    const key = valueKey(term.value);
+    const span = spans.get(key);
+    if (span && !asked.has(key) && !found.has(key)) found.set(key, { value: term.value, span });
+  };
+  const visit = (branch: Branch) => {
+    for (const output of branch.outputs) note(output);
+    for (const condition of branch.conditions) {
+      switch (condition.kind) {
+        case "compare":
+          note(condition.left);
+          note(condition.right);
+          break;
+        case "in":
+          note(condition.term);
+          condition.values.forEach(note);
+          break;
+        case "exists":
+        case "not_exists":
+          condition.branches.forEach(visit);
+          break;
+        default: {
+          const _never: never = condition;
+          return _never;
+        }
+      }
     }
-  }
+  };
+  branches.forEach(visit);
+  for (const cte of ctes) [...cte.seeds, ...cte.steps].forEach(visit);
   return [...found.values()];
 }

@@ -6,11 +6,12 @@
  *     step  from binding#1 f1 | where f1.arg2 = rec.arg2 | out f1.arg0
  *   branch from cte#0 f0 | out f0.arg2
  */
+import { builtinSpelling } from "../builtins/registry.js";
 import { formatValue } from "../core/value.js";
 import type { Branch, Condition, Output, Plan, RecursiveCte, Source, Term } from "./ir.js";
 import { formatConstraint } from "./types.js";
 
-/** `f0.arg2`, `"read"`, `$actor`, `@current_unix_time`. */
+/** `f0.arg2`, `"read"`, `$actor`, a builtin as written. */
 function formatTerm(term: Term): string {
   switch (term.kind) {
     case "column":
@@ -19,8 +20,8 @@ function formatTerm(term: Term): string {
       return formatValue(term.value);
     case "param":
       return `$${term.name}`;
-    case "time":
-      return "@current_unix_time";
+    case "builtin":
+      return builtinSpelling(term.name);
     case "input":
       return `input${term.index}`;
     case "outer":

@@ -3,6 +3,7 @@
  * their bodies. Literals in the head prune clauses at plan time (`"read"` never meets
  * `"delete"`); types prune through the subtype graph.
  */
+import { BUILTINS } from "../builtins/registry.js";
 import { termValue } from "../check/facts.js";
 import { type Clause, isSubtype, type Program } from "../check/program.js";
 import { valuesEqual } from "../core/value.js";
@@ -86,19 +87,17 @@ function matchParam(
       const next = matchVariable(planner, state, name, type, adornment, index);
       return next && { state: next, output: { kind: "variable", name } };
     }
-    case "current_time": {
-      const time: Term = { kind: "time" };
+    case "builtin": {
+      const builtin: Term = { kind: "builtin", name: param.name };
       if (input) {
-        const next = equateTerms(state, input, time);
+        const next = equateTerms(state, input, builtin);
         return next && { state: next, output: { kind: "term", term: input } };
       }
-      if (
-        adornment.kind === "free" &&
-        !satisfies(planner.program, "Integer", adornment.constraint)
-      ) {
+      const type = BUILTINS[param.name].type;
+      if (adornment.kind === "free" && !satisfies(planner.program, type, adornment.constraint)) {
         return null;
       }
-      return { state, output: { kind: "term", term: time } };
+      return { state, output: { kind: "term", term: builtin } };
     }
     default: {
       const value = termValue(param)!;
@@ -172,7 +171,7 @@ function positionsMayMatch(
       if (!isSubtype(program, given, param.type.name)) return false;
       continue;
     }
-    if (param.kind === "variable" || param.kind === "current_time") continue;
+    if (param.kind === "variable" || param.kind === "builtin") continue;
     const value = termValue(param);
     if (!value) continue;
     if (wanted.kind === "literal" ? !valuesEqual(wanted.value, value) : given !== value.type)

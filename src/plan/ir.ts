@@ -4,10 +4,11 @@
  * A plan is a UNION of branches; a branch is a conjunctive query: sources with aliases
  * (binding CTEs, central/context fact lists, recursive CTEs), conditions, and one output per
  * question variable. Every term has one concrete Polar type, so a column holds bare ids of a
- * single type. Runtime values (the question's ids, central and context facts, the clock) are
+ * single type. Runtime values (the question's ids, central and context facts, builtins) are
  * not in the plan: params and fact sources are resolved when the plan is printed, so one plan
  * serves every question of the same shape.
  */
+import { BUILTINS, type BuiltinName } from "../builtins/registry.js";
 import type { Value } from "../core/value.js";
 import type { CompareOp } from "../polar/ast.js";
 import type { Span } from "../source/source.js";
@@ -30,9 +31,10 @@ export interface ParamTerm {
   readonly name: string;
   readonly type: string;
 }
-/** `@current_unix_time`, read from the clock when the plan is printed. */
-export interface TimeTerm {
-  readonly kind: "time";
+/** A builtin (src/builtins/registry.ts), valued from the request when the plan is printed. */
+export interface BuiltinTerm {
+  readonly kind: "builtin";
+  readonly name: BuiltinName;
 }
 /** Planner-internal: argument `index` of a predicate instance, bound by the caller. */
 interface InputTerm {
@@ -63,7 +65,7 @@ export type Term =
   | ColumnTerm
   | LiteralTerm
   | ParamTerm
-  | TimeTerm
+  | BuiltinTerm
   | InputTerm
   | OuterTerm
   | NullTerm;
@@ -232,7 +234,10 @@ export interface Plan {
   readonly ctes: readonly RecursiveCte[];
   readonly branches: readonly Branch[];
   readonly outputs: readonly PlanOutput[];
-  /** Where the policy writes the constants that branches output (plan/constants.ts); absent: none. */
+  /**
+   * Where the policy writes the constants that branches output or compare (plan/constants.ts),
+   * beside the terms and never in a key; absent: none.
+   */
   readonly constants?: readonly PolicyConstant[];
 }
 
@@ -245,7 +250,7 @@ export interface PolicyConstant {
 /**
  * The concrete Polar type of a term.
  *
- *   termType({ kind: "time" }) // "Integer"
+ *   termType({ kind: "literal", value: { type: "Doc", id: "d1" } }) // "Doc"
  */
 export function termType(term: Term): string {
   switch (term.kind) {
@@ -257,8 +262,8 @@ export function termType(term: Term): string {
       return term.type;
     case "literal":
       return term.value.type;
-    case "time":
-      return "Integer";
+    case "builtin":
+      return BUILTINS[term.name].type;
     default: {
       const _never: never = term;
       return _never;
@@ -290,8 +295,8 @@ export function termsEqual(a: Term, b: Term): boolean {
       return b.kind === "literal" && a.value.type === b.value.type && a.value.id === b.value.id;
     case "param":
       return b.kind === "param" && a.name === b.name;
-    case "time":
-      return b.kind === "time";
+    case "builtin":
+      return b.kind === "builtin" && a.name === b.name;
     case "input":
       return b.kind === "input" && a.index === b.index;
     case "outer":

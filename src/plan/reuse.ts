@@ -98,7 +98,7 @@ export function reuseWalk(
     return arg?.kind === "column" && arg.alias === first.alias && arg.column === `s${i}`;
   });
   const invariantStatic = bound.every(
-    (i) => varying.includes(i) || ["literal", "param", "time"].includes(call.args[i]!.kind),
+    (i) => varying.includes(i) || ["literal", "param", "builtin"].includes(call.args[i]!.kind),
   );
   if (!fromWalk || !invariantStatic) return null;
   if (!plan.steps.every((step) => passesThrough(plan, step))) return null;

@@ -2,6 +2,7 @@
  * The Polar AST: plain readonly data with a `kind` tag and a half-open source span.
  * Spans never take part in equality (see `stripSpans` in test helpers).
  */
+import type { BuiltinName } from "../builtins/registry.js";
 import type { CompareOp } from "../core/value.js";
 import type { Span } from "../source/source.js";
 
@@ -35,9 +36,10 @@ export interface ObjectLit {
   readonly value: StringLit | IntegerLit | BooleanLit;
   readonly span: Span;
 }
-/** `@current_unix_time`: an Integer read once per query. */
-export interface CurrentTime {
-  readonly kind: "current_time";
+/** A builtin value, read once per question (src/builtins/registry.ts). */
+interface BuiltinRef {
+  readonly kind: "builtin";
+  readonly name: BuiltinName;
   readonly span: Span;
 }
 /** A variable; `_` and `_`-prefixed names are anonymous. */
@@ -48,7 +50,7 @@ export interface Variable {
 }
 
 type Literal = StringLit | IntegerLit | BooleanLit | ObjectLit;
-export type Term = Literal | CurrentTime | Variable;
+export type Term = Literal | BuiltinRef | Variable;
 
 /** `x: T` or `_: T` in a rule head. */
 export interface TypedParam {

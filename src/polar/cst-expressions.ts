@@ -3,6 +3,7 @@
  * blocks, rules and tests share.
  */
 import type { CstNode, IToken, TokenType } from "chevrotain";
+import { builtinBySpelling } from "../builtins/registry.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import type { SourceFile, Span } from "../source/source.js";
 import type {
@@ -96,8 +97,10 @@ export function termBuilder(file: string) {
         span: nodeSpan(object),
       };
     }
-    if (has(node, "CurrentTime")) {
-      return { kind: "current_time", span: tokenSpan(token(node, "CurrentTime")) };
+    if (has(node, "Builtin")) {
+      const written = token(node, "Builtin");
+      // The lexer matches builtin spellings only.
+      return { kind: "builtin", name: builtinBySpelling(written.image)!, span: tokenSpan(written) };
     }
     if (has(node, "Ident")) return variable(token(node, "Ident"));
     return primitive(node);

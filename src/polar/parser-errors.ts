@@ -13,8 +13,9 @@ import {
   type TokenType,
   tokenMatcher,
 } from "chevrotain";
+import { BUILTIN_SPELLINGS } from "../builtins/registry.js";
 import { tick } from "../source/diagnostic.js";
-import { CurrentTime, Flag, Ident, Integer, StringLiteral } from "./tokens.js";
+import { Builtin, Flag, Ident, Integer, StringLiteral } from "./tokens.js";
 
 export interface SyntaxProblem {
   /** The offending token; Chevrotain's EOF when the input (or the item) ended. */
@@ -51,7 +52,7 @@ const TOKEN_DESCRIPTIONS = new Map<TokenType, string>([
   [StringLiteral, "a string"],
   [Integer, "an integer"],
   [Flag, "a rule flag"],
-  [CurrentTime, tick("@current_unix_time")],
+  [Builtin, oneOf(BUILTIN_SPELLINGS.map(tick))],
   [EOF, "end of input"],
 ]);
 

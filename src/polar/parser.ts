@@ -14,9 +14,9 @@ import {
   Assert,
   AssertNot,
   allTokens,
+  Builtin,
   Colon,
   Comma,
-  CurrentTime,
   Declare,
   Eq,
   Extends,
@@ -314,7 +314,7 @@ class PolarParser extends CstParser {
     () => this.CONSUME(Integer),
     () => this.CONSUME(True),
     () => this.CONSUME(False),
-    () => this.CONSUME(CurrentTime),
+    () => this.CONSUME(Builtin),
     () => this.CONSUME(Ident),
   );
 

@@ -3,6 +3,7 @@
  * first match wins, and keywords fall back to `Name` through `longer_alt`.
  */
 import { createToken, Lexer, type TokenType } from "chevrotain";
+import { BUILTIN_SPELLINGS } from "../builtins/registry.js";
 
 // The classes of docs/policy-language.md#names: a name character is anything but whitespace and ASCII punctuation;
 // digits may not start a name. The `u` flag makes a surrogate pair one character.
@@ -40,6 +41,13 @@ function matchName(text: string, offset: number): RegExpExecArray | null {
 function matchFlag(text: string, offset: number): RegExpExecArray | null {
   FLAG_RE.lastIndex = offset;
   return FLAG_RE.exec(text);
+}
+
+/** Every builtin's spelling, the longest first: a spelling that begins another loses to it. */
+function builtinPattern(): RegExp {
+  const spellings = [...BUILTIN_SPELLINGS];
+  spellings.sort((a, b) => b.length - a.length);
+  return new RegExp(spellings.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"));
 }
 
 /** How a string token ended; stored as the token's payload. */
@@ -139,11 +147,13 @@ export const Flag = createToken({
   line_breaks: false,
   label: "@flag",
 });
-export const CurrentTime = createToken({
-  name: "CurrentTime",
-  pattern: "@current_unix_time",
+/** A builtin value (src/builtins/registry.ts); a longer word after `@` is a flag. */
+export const Builtin = createToken({
+  name: "Builtin",
+  pattern: builtinPattern(),
+  start_chars_hint: ["@"],
   longer_alt: Flag,
-  label: "@current_unix_time",
+  label: BUILTIN_SPELLINGS.join(" | "),
 });
 export const Name = createToken({
   name: "Name",
@@ -259,7 +269,7 @@ export const allTokens: readonly TokenType[] = [
   Comment,
   StringLiteral,
   Integer,
-  CurrentTime,
+  Builtin,
   Flag,
   ...keywordTokens,
   Name,

@@ -78,7 +78,7 @@ export interface PreviewRequest {
   readonly contextFacts?: readonly GroundFact[];
   readonly pageSize?: number;
   readonly pageToken?: string;
-  /** Unix seconds for `@current_unix_time`, the same for both policies. */
+  /** The clock builtins read, in Unix seconds, the same for both policies. */
   readonly now?: () => bigint;
   readonly limits?: Partial<PreviewLimits>;
   /** Bounds on planning and on running the policies' tests. */

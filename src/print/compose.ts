@@ -21,6 +21,7 @@ import type { Dialect } from "../dialects/dialect.js";
 import { isSqlValue } from "../lower/sql-value.js";
 import { termType } from "../plan/ir.js";
 import { requestValue, type ValueRuntime } from "./printer.js";
+import { writingValue } from "./value-refusal.js";
 
 class ParameterValues extends OperationNodeTransformer {
   constructor(
@@ -37,12 +38,19 @@ class ParameterValues extends OperationNodeTransformer {
 
   protected override transformValue(node: ValueNode): ValueNode {
     if (!isSqlValue(node.value)) return node;
-    const { origin, sqlType, typed } = node.value;
+    const value = node.value;
+    const { origin, sqlType, typed } = value;
+    const { dialect, runtime } = this;
     if (origin.kind === "literal") {
       // Printed verbatim by the caller's compiler: the dialect's audited literal.
-      return RawNode.createWithSql(this.dialect.literal(origin.value, sqlType, typed)) as never;
+      const literal = writingValue(value, runtime.spans, () =>
+        dialect.literal(origin.value, sqlType, typed),
+      );
+      return RawNode.createWithSql(literal) as never;
     }
-    const text = this.dialect.parameter(requestValue(node.value, this.runtime), sqlType);
+    const text = writingValue(value, runtime.spans, () =>
+      dialect.parameter(requestValue(value, runtime), sqlType),
+    );
     if (!typed && sqlType === undefined && !isPrimitiveType(termType(origin))) {
       // An id without `sql_types` next to a column: the engine gives the parameter the
       // column's type, or text where lowering compares the column's text (lower/untyped-ids.ts).

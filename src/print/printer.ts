@@ -19,11 +19,14 @@ import { isFixedBlock } from "../lower/fixed-rows.js";
 import { isSqlIds, isSqlValue, type SqlIds, type SqlValue } from "../lower/sql-value.js";
 import { termType } from "../plan/ir.js";
 import { staticValue } from "../plan/resolve/runtime.js";
+import { type ValueSpans, writingValue } from "./value-refusal.js";
 
-/** The request values that params and the clock stand for. */
+/** The request values that params and builtins stand for. */
 export interface ValueRuntime {
   readonly params: ReadonlyMap<string, readonly string[]>;
   readonly now: bigint;
+  /** Where the plan's constants are written, for a refusal of one; absent: none located. */
+  readonly spans?: ValueSpans;
 }
 
 /** How plan values are written. */
@@ -32,7 +35,7 @@ type Writing =
   | { readonly kind: "literals"; readonly runtime: ValueRuntime }
   /** Every value a cast placeholder; `Printed.parameters` holds the values in order. */
   | { readonly kind: "parameters" }
-  /** Constants inlined; params and the clock left as slots for template.ts to fill. */
+  /** Constants inlined; params and builtins left as slots for template.ts to fill. */
   | { readonly kind: "template" };
 
 export interface Slot {
@@ -63,6 +66,7 @@ interface PrinterState {
   readonly writing: Writing;
   readonly callerNames: ReadonlySet<string>;
   readonly slots: Slot[];
+  readonly spans: ValueSpans | undefined;
 }
 
 type CompilerClass = new () => DefaultQueryCompiler;
@@ -91,22 +95,25 @@ function printerClass(Base: CompilerClass): PrinterClass {
         super.appendValue(payload);
         return;
       }
-      const { dialect, writing } = this.state;
+      const { dialect, writing, spans } = this.state;
+      const { origin, sqlType, typed } = payload;
       switch (writing.kind) {
         case "template":
-          if (payload.origin.kind !== "literal") {
+          if (origin.kind !== "literal") {
             this.state.slots.push({ at: this.getSql().length, value: payload });
             return;
           }
-          this.append(dialect.literal(payload.origin.value, payload.sqlType, payload.typed));
+          this.append(
+            writingValue(payload, spans, () => dialect.literal(origin.value, sqlType, typed)),
+          );
           return;
         case "literals": {
           const value = requestValue(payload, writing.runtime);
-          this.append(dialect.literal(value, payload.sqlType, payload.typed));
+          this.append(writingValue(payload, spans, () => dialect.literal(value, sqlType, typed)));
           return;
         }
         case "parameters": {
-          const type = dialect.parameterType(termType(payload.origin), payload.sqlType);
+          const type = dialect.parameterType(termType(origin), sqlType);
           this.addParameter(payload);
           this.append(`cast(${this.getCurrentParameterPlaceholder()} as ${type})`);
           return;
@@ -177,12 +184,15 @@ const fixedTexts = new WeakMap<SelectQueryNode, string>();
  * Prints a lowered statement in `dialect`.
  *
  *   printTree(postgres, lowered.node, { kind: "literals", runtime }, lowered.callerNames).sql
+ *
+ * `spans` locates a refused constant of the policy (src/print/value-refusal.ts).
  */
 export function printTree(
   dialect: Dialect,
   node: OperationNode,
   writing: Writing,
   callerNames: ReadonlySet<string>,
+  spans?: ValueSpans,
 ): Printed {
   let Printer = printers.get(dialect.compiler);
   if (!Printer) {
@@ -190,7 +200,7 @@ export function printTree(
     printers.set(dialect.compiler, Printer);
   }
   const slots: Slot[] = [];
-  const compiler = new Printer({ dialect, writing, callerNames, slots });
+  const compiler = new Printer({ dialect, writing, callerNames, slots, spans });
   // A statement is a SELECT; a `list_query` fragment is an expression, printed through a raw node.
   const root = (
     SelectQueryNode.is(node) ? node : RawNode.createWithChild(node)

@@ -29,7 +29,7 @@ interface PrintOptions {
   readonly dialect?: Dialect;
   readonly central?: CentralFacts;
   readonly contextFacts?: readonly GroundFact[];
-  /** Unix seconds for `@current_unix_time`; defaults to the system clock. */
+  /** The clock builtins read, in Unix seconds; defaults to the system clock. */
   readonly now?: () => bigint;
   /**
    * `parameters` writes every value as a cast placeholder (`$1`, …) and returns the values
@@ -59,6 +59,16 @@ const UNUSED_STATEMENT: Statement = { sql: "", parameters: [] };
 
 function systemNow(): bigint {
   return BigInt(Math.floor(Date.now() / 1000));
+}
+
+/** The request's values, and where the plan's constants are written for a refusal of one. */
+function valueRuntime(
+  plan: Plan,
+  params: ReadonlyMap<string, readonly string[]>,
+  options: PrintOptions,
+): ValueRuntime {
+  const spans = { constants: plan.constants ?? [], sources: options.sources };
+  return { params, now: (options.now ?? systemNow)(), spans };
 }
 
 /**
@@ -131,7 +141,7 @@ export function printPlan(
   options: PrintOptions,
 ): Statement {
   const dialect = options.dialect ?? DIALECTS[DEFAULT_DIALECT];
-  const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
+  const runtime = valueRuntime(plan, params, options);
   const renderable = renderableIn(bindings, dialect);
   const facts = factRows(options.central ?? NO_CENTRAL_FACTS, options.contextFacts ?? []);
   const writing = options.writing ?? "literals";
@@ -172,10 +182,11 @@ export function printPlan(
     if (!lowered) return UNUSED_STATEMENT;
     const { node, callerNames } = lowered;
     if (writing === "literals") {
-      const { sql } = printTree(dialect, node, { kind: "literals", runtime }, callerNames);
+      const literals = { kind: "literals", runtime } as const;
+      const { sql } = printTree(dialect, node, literals, callerNames, runtime.spans);
       return { sql, parameters: [] };
     }
-    const printed = printTree(dialect, node, { kind: "parameters" }, callerNames);
+    const printed = printTree(dialect, node, { kind: "parameters" }, callerNames, runtime.spans);
     return {
       sql: printed.sql,
       parameters: parameterTexts(dialect, printed.parameters, runtime),
@@ -207,7 +218,7 @@ export function printPlan(
     if (!lowered) return UNUSED_STATEMENT;
     const { node, callerNames } = lowered;
     const kind = writing === "literals" ? "template" : "parameters";
-    template = templateOf(writing, printTree(dialect, node, { kind }, callerNames));
+    template = templateOf(writing, printTree(dialect, node, { kind }, callerNames, runtime.spans));
     // A text printed while central lookups went unanswered may be wrong: use it, keep it not.
     if (options.central?.complete?.() !== false) {
       if (templates.size >= MAX_TEMPLATES_PER_PLAN) templates.clear();
@@ -244,7 +255,7 @@ export function lowerPlan(
   options: PrintOptions,
 ): { node: OperationNode; runtime: ValueRuntime } {
   const dialect = options.dialect ?? DIALECTS[DEFAULT_DIALECT];
-  const runtime: ValueRuntime = { params, now: (options.now ?? systemNow)() };
+  const runtime = valueRuntime(plan, params, options);
   const resolved = resolvePlan(plan, {
     ...runtime,
     facts: factRows(options.central ?? NO_CENTRAL_FACTS, options.contextFacts ?? []),
@@ -357,7 +368,7 @@ function readsOf(plan: Plan): ValueReads | null {
       }
       const { terms } = conditionTerms(condition)!;
       const decided = terms.every(
-        (t) => t.kind === "literal" || t.kind === "param" || t.kind === "time",
+        (t) => t.kind === "literal" || t.kind === "param" || t.kind === "builtin",
       );
       if (decided && terms.some((t) => t.kind !== "literal")) return false;
     }

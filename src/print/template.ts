@@ -7,6 +7,7 @@
 import type { Dialect } from "../dialects/dialect.js";
 import { isSqlIds, type SqlIds, type SqlValue } from "../lower/sql-value.js";
 import { type Printed, requestValue, type Slot, type ValueRuntime } from "./printer.js";
+import { writingValue } from "./value-refusal.js";
 
 export type Template =
   /** Text with slots for the request's params and clock (constants are inlined). */
@@ -38,7 +39,8 @@ export function fillTemplate(
   for (const slot of template.slots) {
     const value = requestValue(slot.value, runtime);
     sql += template.sql.slice(at, slot.at);
-    sql += dialect.literal(value, slot.value.sqlType, slot.value.typed);
+    const { sqlType, typed } = slot.value;
+    sql += writingValue(slot.value, runtime.spans, () => dialect.literal(value, sqlType, typed));
     at = slot.at;
   }
   return { sql: sql + template.sql.slice(at), parameters: [] };
@@ -53,7 +55,9 @@ export function parameterTexts(
   return values.map((value) =>
     isSqlIds(value)
       ? idsText(dialect, value, runtime)
-      : dialect.parameter(requestValue(value, runtime), value.sqlType),
+      : writingValue(value, runtime.spans, () =>
+          dialect.parameter(requestValue(value, runtime), value.sqlType),
+        ),
   );
 }
 

@@ -1,7 +1,7 @@
 /**
  * Answers of central questions kept for one data version. The key is the prepared statement
  * itself, its text and parameter values: the policy, the question, its context facts and the
- * clock (`@current_unix_time` is a parameter) all show in one or the other, so two requests
+ * clock (builtins are parameters) all show in one or the other, so two requests
  * with one key have one answer while the facts stay the same. Any write makes a new data
  * version, and the first question at a new version drops everything kept
  * (docs/operations.md#several-instances: how an instance learns of other instances' writes).

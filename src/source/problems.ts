@@ -183,11 +183,13 @@ export type LiteralProblem =
       readonly what: "string" | "identifier";
       /** What cannot hold it (`PostgreSQL text`); null when the message need not say. */
       readonly holder: string | null;
+      readonly from?: ValueFrom;
     }
   | {
       readonly code: "P713";
       readonly kind: "literal-surrogate";
       readonly what: "string" | "identifier";
+      readonly from?: ValueFrom;
     }
   | { readonly code: "P713"; readonly kind: "empty-identifier" }
   | {
@@ -198,11 +200,33 @@ export type LiteralProblem =
       readonly unit: "bytes" | "characters";
       readonly engine: string;
     }
-  | { readonly code: "P713"; readonly kind: "literal-integer"; readonly id: string }
-  | { readonly code: "P713"; readonly kind: "literal-boolean"; readonly id: string }
+  | {
+      readonly code: "P713";
+      readonly kind: "literal-integer";
+      readonly id: string;
+      readonly from?: ValueFrom;
+    }
+  | {
+      readonly code: "P713";
+      readonly kind: "literal-boolean";
+      readonly id: string;
+      readonly from?: ValueFrom;
+    }
   | { readonly code: "P713"; readonly kind: "invalid-sql-type-name"; readonly sqlType: string };
 
+/**
+ * Set when the value is one of the request's (a question's id, the clock a builtin reads):
+ * the refusal then has no place in the policy, and its message says where the value came from.
+ * A constant of the policy has a span instead (src/print/value-refusal.ts).
+ */
+type ValueFrom = "request";
+
 export type ProblemKind = Problem["kind"];
+
+/** The end of a literal refusal's message for a value of the request. */
+function fromText(from: ValueFrom | undefined): string {
+  return from === "request" ? ", in a value of the request" : "";
+}
 
 /** How the refusals of non-linear recursion end: where it is answered instead. */
 const ITERATED = "; the central service answers it by iteration (docs/fixpoint.md)";
@@ -297,17 +321,17 @@ export function describeProblem(problem: Problem): string {
     case "fixpoint-rows":
       return `the recursion of ${problem.predicates.map(tick).join(", ")} holds more than ${problem.rows} rows`;
     case "literal-nul":
-      return `${problem.what} contains U+0000${problem.holder === null ? "" : ` (NUL), which ${problem.holder} cannot hold`}`;
+      return `${problem.what} contains U+0000${problem.holder === null ? "" : ` (NUL), which ${problem.holder} cannot hold`}${fromText(problem.from)}`;
     case "literal-surrogate":
-      return `${problem.what} contains an unpaired UTF-16 surrogate`;
+      return `${problem.what} contains an unpaired UTF-16 surrogate${fromText(problem.from)}`;
     case "empty-identifier":
       return "identifier is empty";
     case "long-identifier":
       return `identifier ${tick(problem.name)} is longer than ${problem.limit} ${problem.unit}, the ${problem.engine} limit`;
     case "literal-integer":
-      return `${tick(problem.id)} is not a 64-bit integer`;
+      return `${tick(problem.id)} is not a 64-bit integer${fromText(problem.from)}`;
     case "literal-boolean":
-      return `${tick(problem.id)} is not a boolean`;
+      return `${tick(problem.id)} is not a boolean${fromText(problem.from)}`;
     case "invalid-sql-type-name":
       return `invalid SQL type name ${tick(problem.sqlType)}`;
     case "fact-nul":

@@ -24,7 +24,7 @@ export type Task =
       readonly kind: "policy";
       readonly sources: readonly SourceFile[];
       readonly limits: Limits;
-      /** Unix seconds for `@current_unix_time` in the policy's tests; null: the clock. */
+      /** The clock builtins read in the policy's tests, in Unix seconds; null: the system clock. */
       readonly now: string | null;
       readonly failFast: boolean;
     }

@@ -12,6 +12,7 @@
  *
  * `check` returns the problems found; none means the tree checks.
  */
+import { BUILTINS } from "../../src/builtins/registry.js";
 import { checkPolicy } from "../../src/check/check.js";
 import { type Clause, isSubtype, type Program } from "../../src/check/program.js";
 import type { GroundFact, Value } from "../../src/core/value.js";
@@ -380,7 +381,7 @@ export function check(input: CheckerInput, tree: CheckedNode): string[] {
       return b.kind === "variable" && b.name === a.name;
     }
     if (a.kind === "variable") return b.kind === "variable" && b.name === "_";
-    if (a.kind === "current_time") return b.kind === "current_time";
+    if (a.kind === "builtin") return b.kind === "builtin" && b.name === a.name;
     const x = termValue(a);
     const y = termValue(b);
     return x !== null && y !== null && sameValue(x, y);
@@ -394,9 +395,9 @@ export function check(input: CheckerInput, tree: CheckedNode): string[] {
         if (!bound) return new Map(theta).set(term.name, item);
         return itemKey(bound) === itemKey(item) ? theta : null;
       }
-      case "current_time":
+      case "builtin":
         return item.kind === "value" &&
-          sameValue(item.value, { type: "Integer", id: String(input.now) })
+          sameValue(item.value, BUILTINS[term.name].value({ now: input.now }))
           ? theta
           : null;
       default: {

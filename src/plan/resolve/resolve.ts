@@ -1,10 +1,11 @@
 /**
  * Print-time resolution: a cached plan plus this request's values becomes a concrete plan.
- * Conditions on params and the clock are decided where possible (the terms stay and print as
+ * Conditions on params and builtins are decided where possible (the terms stay and print as
  * literals); central, context and param rows are handled in rows.ts; branches that cannot
  * hold disappear (also through empty recursive CTEs and `NOT EXISTS`).
  */
 import type { Value } from "../../core/value.js";
+import type { Problem } from "../../source/problems.js";
 import { at, PlanError } from "../errors.js";
 import {
   type Branch,
@@ -51,16 +52,31 @@ export function resolvePlan(plan: Plan, runtime: Runtime): ResolvedPlan {
   }
 }
 
+type Unwritable = Extract<Problem, { kind: "unwritable-value" }>;
+
+/** An output value its column cannot hold; `literal`: the output is a constant of the plan. */
+class UnwritableOutput extends PlanError {
+  constructor(
+    readonly unwritable: Unwritable,
+    readonly literal: boolean,
+  ) {
+    super(unwritable);
+  }
+}
+
 /**
- * A value its column cannot hold, located where the policy writes it when it is one of the
- * plan's constants; a value of the request has no place in the policy.
+ * A value its column cannot hold, located where the policy writes it when the output is one
+ * of the plan's constants; a value of the request has no place in the policy, even when the
+ * policy writes the same value elsewhere.
  */
 function locatedRefusal(error: unknown, plan: Plan, runtime: Runtime): unknown {
-  if (!(error instanceof PlanError) || error.problem.kind !== "unwritable-value") return error;
-  const { type, id } = error.problem;
-  const constant = plan.constants?.find((c) => c.value.type === type && c.value.id === id);
-  if (!constant || !runtime.sources) return error;
-  return new PlanError(error.problem, at(constant.span, runtime.sources));
+  if (!(error instanceof UnwritableOutput)) return error;
+  const { type, id } = error.unwritable;
+  const constant = error.literal
+    ? plan.constants?.find((c) => c.value.type === type && c.value.id === id)
+    : undefined;
+  const sources = runtime.sources ?? [];
+  return new PlanError(error.problem, constant ? at(constant.span, sources) : null);
 }
 
 function resolveWith(plan: Plan, runtime: Runtime): ResolvedPlan {
@@ -251,12 +267,13 @@ function resolveBranch(
     const value = output.kind === "any" ? null : staticValue(output, runtime);
     if (value && !runtime.renderable(value)) {
       if (!runtime.strictOutputs) return null;
-      throw new PlanError({
+      const problem: Unwritable = {
         code: "P703",
         kind: "unwritable-value",
         type: value.type,
         id: value.id,
-      });
+      };
+      throw new UnwritableOutput(problem, output.kind === "literal");
     }
   }
   return finishRowSources({ ...branch, conditions }, rowSources, runtime);

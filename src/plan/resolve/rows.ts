@@ -48,7 +48,7 @@ function factPattern(
       [condition.right, condition.left],
     ] as const) {
       if (column.kind !== "column" || column.alias !== alias) continue;
-      if (other.kind !== "literal" && other.kind !== "param" && other.kind !== "time") continue;
+      if (other.kind !== "literal" && other.kind !== "param" && other.kind !== "builtin") continue;
       const position = Number(column.column.slice("arg".length));
       if (Number.isInteger(position) && position < arity) {
         pattern[position] = canonicalValue(staticValue(other, runtime)!);

@@ -2,7 +2,9 @@
  * What resolving a cached plan reads of one request: its params, the clock, the fact rows
  * from outside the caller's database, and which values the target can write.
  */
+
 import type { DataBindings } from "../../bindings/types.js";
+import { BUILTINS } from "../../builtins/registry.js";
 import { compareValues, type Value, valuesEqual } from "../../core/value.js";
 import type { SourceFile } from "../../source/source.js";
 import type { Condition, Term } from "../ir.js";
@@ -12,7 +14,7 @@ export interface Runtime {
   /** Ids of each param (one for a single param, any number for a `many` param). */
   readonly params: ReadonlyMap<string, readonly string[]>;
   readonly facts: FactRows;
-  /** `@current_unix_time`. */
+  /** The clock builtins read, in Unix seconds. */
   readonly now: bigint;
   /** Whether the value can be written for a column of its type (else it matches nothing). */
   readonly renderable: (value: Value) => boolean;
@@ -38,15 +40,15 @@ export interface Runtime {
 }
 
 /**
- * The value of a literal, a single param or the clock; null for other terms. Params and the
- * clock stay in the plan and are rendered from these values when printed.
+ * The value of a literal, a single param or a builtin; null for other terms. Params and
+ * builtins stay in the plan and are rendered from these values when printed.
  */
 export function staticValue(term: Term, runtime: Pick<Runtime, "params" | "now">): Value | null {
   switch (term.kind) {
     case "literal":
       return term.value;
-    case "time":
-      return { type: "Integer", id: `${runtime.now}` };
+    case "builtin":
+      return BUILTINS[term.name].value(runtime);
     case "param": {
       const ids = runtime.params.get(term.name) ?? [];
       if (ids.length !== 1) {
