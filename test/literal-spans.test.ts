@@ -15,10 +15,22 @@ import { checked } from "./local-support.js";
 
 const lenient: Dialect = { ...sqlite, canWrite: () => true };
 
-const bindings = parseDataBindings(`facts:
+const BINDINGS = `facts:
   has_tag(Doc:_, String:_):
     query: SELECT doc, tag FROM tags
-`);
+`;
+
+// Answers of canWrite are cached per bindings and dialect name, and the lenient dialect keeps
+// SQLite's name: each dialect reads its own bindings.
+const bindingsOf = new Map<Dialect, ReturnType<typeof parseDataBindings>>();
+function bindingsFor(dialect: Dialect) {
+  let bindings = bindingsOf.get(dialect);
+  if (!bindings) {
+    bindings = parseDataBindings(BINDINGS);
+    bindingsOf.set(dialect, bindings);
+  }
+  return bindings;
+}
 
 function policy(tag: string): string {
   return `actor User {}
@@ -37,7 +49,7 @@ function statement(tag: string, resource: string, dialect: Dialect, cacheText?: 
     resource_id: resource,
     context_facts: [],
   });
-  return localStatement(program, bindings, question, { dialect, cacheText });
+  return localStatement(program, bindingsFor(dialect), question, { dialect, cacheText });
 }
 
 function refusal(run: () => unknown): StageError {
