@@ -1,7 +1,9 @@
 /** A PostgreSQL server through a `pg` connection pool, as a `SqlExecutor`. */
+import { sql } from "kysely";
 import pg from "pg";
 import { DeadlineExceeded, msUntil } from "../core/deadline.js";
-import { quoteIdentifier, quoteString } from "../print/postgres-literal.js";
+import { quoteString } from "../print/postgres-literal.js";
+import { compile } from "./compile.js";
 import { recurrenceFilter, type SqlExecutor, type StatementHints } from "./executor.js";
 
 /** Prepared statements kept per session; the least recently used one is deallocated. */
@@ -127,7 +129,7 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
         client.on("error", () => {}); // "end" follows, and reconnects
         try {
           await client.connect();
-          await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+          await client.query(compile("postgres", sql`LISTEN ${sql.id(channel)}`).sql);
           return client;
         } catch (cause) {
           await client.end().catch(() => {});
