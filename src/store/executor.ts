@@ -23,14 +23,6 @@ export interface StatementHints {
   readonly readOnly?: boolean;
 }
 
-/**
- * The first `count` parameter placeholders of a hand-written statement for the engine:
- * `$1, $2, …` (PostgreSQL) or `?, ?, …` (SQLite, positional).
- */
-export function placeholders(engine: SqlExecutor["engine"], count: number): string[] {
-  return Array.from({ length: count }, (_, i) => (engine === "sqlite" ? "?" : `$${i + 1}`));
-}
-
 export interface SqlExecutor {
   /**
    * The SQL the connection speaks: PostgreSQL (a server or PGlite) or SQLite
