@@ -394,7 +394,10 @@ function lookupStatement(
   groups: readonly LookupGroup[],
 ): RawBuilder<FactRow> {
   const selects = groups.map(({ columns, rows }) => {
+    // Column names and positions the store chose, never a caller's: bare text.
     const conditions = ["predicate", "arity", ...columns];
+    const on = (key: (i: number) => string) =>
+      sql.raw(conditions.map((column, i) => `f.${column} = ${key(i)}`).join(" AND "));
     if (engine === "sqlite") {
       const json = JSON.stringify(
         rows.map(([index, predicate, arity, ...values]) => [
@@ -404,11 +407,8 @@ function lookupStatement(
           ...values,
         ]),
       );
-      const on = conditions.map(
-        (column, i) => sql`${sql.ref(`f.${column}`)} = k.value ->> ${sql.lit(i + 1)}`,
-      );
       return sql`SELECT k.value ->> 0 AS lookup, f.* FROM json_each(${json}) AS k
-        CROSS JOIN ${fact} AS f ON ${sql.join(on, sql` AND `)}`;
+        CROSS JOIN ${fact} AS f ON ${on((i) => `k.value ->> ${i + 1}`)}`;
     }
     const names = ["n", "p", "a", ...columns.map((_, i) => `c${i}`)];
     const arrays = names.map((name, i) => {
@@ -417,12 +417,8 @@ function lookupStatement(
       if (name === "a") return sql`CAST(${values} AS smallint[])`;
       return sql`CAST(${values} AS text[])`;
     });
-    const on = conditions.map(
-      (column, i) => sql`${sql.ref(`f.${column}`)} = ${sql.ref(`k.${names[i + 1]}`)}`,
-    );
-    const alias = sql.join(names.map((name) => sql.id(name)));
-    return sql`SELECT k.n AS lookup, f.* FROM unnest(${sql.join(arrays)}) AS k(${alias})
-      JOIN ${fact} AS f ON ${sql.join(on, sql` AND `)}`;
+    return sql`SELECT k.n AS lookup, f.* FROM unnest(${sql.join(arrays)}) AS k(${sql.raw(names.join(", "))})
+      JOIN ${fact} AS f ON ${on((i) => `k.${names[i + 1]}`)}`;
   });
   return sql.join(selects, sql`\nUNION ALL\n`).$castTo<FactRow>();
 }
