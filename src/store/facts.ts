@@ -417,7 +417,8 @@ function lookupStatement(
       if (name === "a") return sql`CAST(${values} AS smallint[])`;
       return sql`CAST(${values} AS text[])`;
     });
-    return sql`SELECT k.n AS lookup, f.* FROM unnest(${sql.join(arrays)}) AS k(${sql.raw(names.join(", "))})
+    const alias = sql.raw(names.join(", "));
+    return sql`SELECT k.n AS lookup, f.* FROM unnest(${sql.join(arrays)}) AS k(${alias})
       JOIN ${fact} AS f ON ${on((i) => `k.${names[i + 1]}`)}`;
   });
   return sql.join(selects, sql`\nUNION ALL\n`).$castTo<FactRow>();
@@ -435,15 +436,19 @@ export async function relationClosure(
   limit: number,
 ): Promise<Map<string, GroundFact[]>> {
   const relation = sql`f.predicate = 'has_relation' AND f.arity = 3`;
-  const seedRows =
-    db.engine === "sqlite"
-      ? sql`SELECT value ->> 0, value ->> 1 FROM json_each(${JSON.stringify(seeds.map((s) => [s.type, s.id]))})`
-      : sql`SELECT * FROM unnest(CAST(${textArray(seeds.map((s) => s.type))} AS text[]),
-          CAST(${textArray(seeds.map((s) => s.id))} AS text[]))`;
+  const seedRows = () => {
+    if (db.engine === "sqlite") {
+      const pairs = JSON.stringify(seeds.map((s) => [s.type, s.id]));
+      return sql`SELECT value ->> 0, value ->> 1 FROM json_each(${pairs})`;
+    }
+    const types = textArray(seeds.map((s) => s.type));
+    const ids = textArray(seeds.map((s) => s.id));
+    return sql`SELECT * FROM unnest(CAST(${types} AS text[]), CAST(${ids} AS text[]))`;
+  };
   const rows = await runPrepared(
     db,
     sql<FactRow & { st: string; si: string }>`WITH RECURSIVE reach(t, i) AS (
-       ${seedRows}
+       ${seedRows()}
        UNION
        SELECT f.t2, f.i2 FROM reach r JOIN ${fact} f ON ${relation} AND f.i0 = r.i AND f.t0 = r.t
      ), subjects AS (SELECT t, i FROM reach LIMIT CAST(${String(limit)} AS integer))
