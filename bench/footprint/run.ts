@@ -120,10 +120,14 @@ async function prebuiltDump(): Promise<string> {
   const db = await PGlite.create();
   const { migrate } = await import("../../dist/store/schema.js");
   await migrate({
+    engine: "postgres",
     query: async (sql: string, params?: unknown[]) => (await db.query(sql, params)).rows,
     transaction: (work: (tx: unknown) => Promise<unknown>) =>
       db.transaction((tx) =>
-        work({ query: async (s: string, p?: unknown[]) => (await tx.query(s, p)).rows }),
+        work({
+          engine: "postgres",
+          query: async (s: string, p?: unknown[]) => (await tx.query(s, p)).rows,
+        }),
       ),
   } as never);
   const file = await db.dumpDataDir("none");

@@ -7,7 +7,8 @@
  * Parsed data bindings are kept per text, plans per (program, bindings, question shape), and
  * printed statements per plan shape: a repeated question only writes its values.
  */
-import type { ExpressionWrapper, SqlBool } from "kysely";
+import type { ExpressionWrapper, OperationNode, SqlBool } from "kysely";
+import type { z } from "zod";
 import { checkBindings } from "../bindings/check.js";
 import { DataBindingsError, parseDataBindings } from "../bindings/parse.js";
 import type { DataBindings } from "../bindings/types.js";
@@ -141,25 +142,85 @@ function dialectFor(
   return dialect;
 }
 
-function sql(
+// ---------------------------------------------------------------- the four questions
+
+/** Each endpoint's body as its schema accepts it. */
+interface AcceptedBodies {
+  readonly authorize_query: z.output<typeof authorizeQueryRequestSchema>;
+  readonly actions_query: z.output<typeof actionsQueryRequestSchema>;
+  readonly list_query: z.output<typeof listQueryRequestSchema>;
+  readonly evaluate_query_local: z.output<typeof evaluateQueryLocalRequestSchema>;
+}
+
+export type LocalEndpoint = keyof AcceptedBodies;
+
+/** How each endpoint validates its body and which question the body asks. */
+const ENDPOINTS: {
+  readonly [E in LocalEndpoint]: {
+    readonly schema: SafeParser<AcceptedBodies[E]>;
+    question(program: Program, body: AcceptedBodies[E], bindings: DataBindings): LocalQuestion;
+  };
+} = {
+  authorize_query: {
+    schema: authorizeQueryRequestSchema,
+    question: (program, body) => authorizeQuestion(program, body.query),
+  },
+  actions_query: {
+    schema: actionsQueryRequestSchema,
+    question: (program, body) => actionsQuestion(program, body.query),
+  },
+  list_query: {
+    schema: listQueryRequestSchema,
+    question: (program, body) => listQuestion(program, body.query, body.column),
+  },
+  evaluate_query_local: {
+    schema: evaluateQueryLocalRequestSchema,
+    question: (program, body, bindings) =>
+      evaluateQuestion(program, bindings, body.query, body.mode),
+  },
+};
+
+/**
+ * The dialect, bindings and question of a local endpoint's body, validated: the library
+ * functions below print them; the service plans and prints them in steps of its own
+ * (src/service/local.ts).
+ */
+export function localParts<E extends LocalEndpoint>(
+  endpoint: E,
   program: Program,
-  bindings: DataBindings,
-  question: LocalQuestion,
+  body: unknown,
+  options: LocalOptions = {},
+): { dialect: Dialect; bindings: DataBindings; question: LocalQuestion } {
+  const { schema, question } = ENDPOINTS[endpoint];
+  const request = parseBody(schema, body);
+  const dialect = dialectFor(options, request);
+  const bindings = bindingsFor(program, request.data_bindings, {
+    ...options,
+    syntax: dialect.name,
+  });
+  return { dialect, bindings, question: question(program, request, bindings) };
+}
+
+/** The endpoint's `{ sql }`: one statement, values written as literals. */
+function localSql(
+  endpoint: LocalEndpoint,
+  program: Program,
+  body: unknown,
   options: LocalOptions,
-  dialect: Dialect,
-) {
+): { sql: string } {
+  const { bindings, question, dialect } = localParts(endpoint, program, body, options);
   const { dialect: _name, ...rest } = options;
   return { sql: localStatement(program, bindings, question, { ...rest, dialect }).sql };
 }
 
-/** The question's statement as a tree with its values as parameters, for composing. */
-function tree(
+/** The endpoint's statement as a tree with its values as parameters, for composing. */
+function localTree(
+  endpoint: LocalEndpoint,
   program: Program,
-  bindings: DataBindings,
-  question: LocalQuestion,
+  body: unknown,
   options: LocalOptions,
-  dialect: Dialect,
-) {
+): { node: OperationNode; question: LocalQuestion } {
+  const { bindings, question, dialect } = localParts(endpoint, program, body, options);
   const plan = cachedPlan(program, bindings, question.goal);
   const { node, runtime } = lowerPlan(plan, bindings, question.params, question.shape, {
     sources: program.sources,
@@ -168,23 +229,10 @@ function tree(
     ...(options.central && { central: options.central }),
     ...(options.now && { now: options.now }),
   });
-  return withParameters(dialect, node, runtime);
+  return { node: withParameters(dialect, node, runtime), question };
 }
 
 // ---------------------------------------------------------------- authorize_query
-
-function authorizeParts(program: Program, body: AuthorizeQueryRequest, options: LocalOptions) {
-  const request = parseBody(authorizeQueryRequestSchema, body);
-  const dialect = dialectFor(options, request);
-  return {
-    dialect,
-    bindings: bindingsFor(program, request.data_bindings, {
-      ...options,
-      syntax: dialect.name,
-    }),
-    question: authorizeQuestion(program, request.query),
-  };
-}
 
 /**
  * `POST /authorize_query`: one row, boolean column `allowed`.
@@ -198,8 +246,7 @@ export function authorizeQuery(
   body: AuthorizeQueryRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question, dialect } = authorizeParts(program, body, options);
-  return sql(program, bindings, question, options, dialect);
+  return localSql("authorize_query", program, body, options);
 }
 
 export type { AllowedValues } from "../dialects/registry.js";
@@ -235,24 +282,10 @@ export function authorizeQueryExpression(
   body: AuthorizeQueryRequest,
   options: LocalOptions = {},
 ): ExpressionWrapper<never, never, { allowed: AllowedValue<DialectName> }> {
-  const { bindings, question, dialect } = authorizeParts(program, body, options);
-  return subquery(tree(program, bindings, question, options, dialect));
+  return subquery(localTree("authorize_query", program, body, options).node);
 }
 
 // ---------------------------------------------------------------- actions_query
-
-function actionsParts(program: Program, body: ActionsQueryRequest, options: LocalOptions) {
-  const request = parseBody(actionsQueryRequestSchema, body);
-  const dialect = dialectFor(options, request);
-  return {
-    dialect,
-    bindings: bindingsFor(program, request.data_bindings, {
-      ...options,
-      syntax: dialect.name,
-    }),
-    question: actionsQuestion(program, request.query),
-  };
-}
 
 /**
  * `POST /actions_query`: one row per permitted action, column `actions`.
@@ -266,8 +299,7 @@ export function actionsQuery(
   body: ActionsQueryRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question, dialect } = actionsParts(program, body, options);
-  return sql(program, bindings, question, options, dialect);
+  return localSql("actions_query", program, body, options);
 }
 
 /** The `actions_query` statement as a Kysely subquery (column `actions`, text on every engine). */
@@ -276,24 +308,10 @@ export function actionsQueryExpression(
   body: ActionsQueryRequest,
   options: LocalOptions = {},
 ): ExpressionWrapper<never, never, { actions: string }> {
-  const { bindings, question, dialect } = actionsParts(program, body, options);
-  return subquery(tree(program, bindings, question, options, dialect));
+  return subquery(localTree("actions_query", program, body, options).node);
 }
 
 // ---------------------------------------------------------------- list_query
-
-function listParts(program: Program, body: ListQueryRequest, options: LocalOptions) {
-  const request = parseBody(listQueryRequestSchema, body);
-  const dialect = dialectFor(options, request);
-  return {
-    dialect,
-    bindings: bindingsFor(program, request.data_bindings, {
-      ...options,
-      syntax: dialect.name,
-    }),
-    question: listQuestion(program, request.query, request.column),
-  };
-}
 
 /**
  * `POST /list_query`: the fragment `<column> IN (…)` for a WHERE clause.
@@ -307,8 +325,7 @@ export function listQuery(
   body: ListQueryRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question, dialect } = listParts(program, body, options);
-  return sql(program, bindings, question, options, dialect);
+  return localSql("list_query", program, body, options);
 }
 
 /**
@@ -321,25 +338,10 @@ export function listQueryExpression(
   body: ListQueryRequest,
   options: LocalOptions = {},
 ): ExpressionWrapper<never, never, SqlBool> {
-  const { bindings, question, dialect } = listParts(program, body, options);
-  return condition(tree(program, bindings, question, options, dialect));
+  return condition(localTree("list_query", program, body, options).node);
 }
 
 // ---------------------------------------------------------------- evaluate_query_local
-
-function evaluateParts(program: Program, body: EvaluateQueryLocalRequest, options: LocalOptions) {
-  const request = parseBody(evaluateQueryLocalRequestSchema, body);
-  const dialect = dialectFor(options, request);
-  const bindings = bindingsFor(program, request.data_bindings, {
-    ...options,
-    syntax: dialect.name,
-  });
-  return {
-    dialect,
-    bindings,
-    question: evaluateQuestion(program, bindings, request.query, request.mode),
-  };
-}
 
 /**
  * `POST /evaluate_query_local`, in select or filter mode.
@@ -353,8 +355,7 @@ export function evaluateQueryLocal(
   body: EvaluateQueryLocalRequest,
   options: LocalOptions = {},
 ): { sql: string } {
-  const { bindings, question, dialect } = evaluateParts(program, body, options);
-  return sql(program, bindings, question, options, dialect);
+  return localSql("evaluate_query_local", program, body, options);
 }
 
 /**
@@ -368,42 +369,7 @@ export function evaluateQueryLocalExpression(
 ):
   | ExpressionWrapper<never, never, Record<string, unknown>>
   | ExpressionWrapper<never, never, SqlBool> {
-  const { bindings, question, dialect } = evaluateParts(program, body, options);
-  const node = tree(program, bindings, question, options, dialect);
+  const { node, question } = localTree("evaluate_query_local", program, body, options);
   if (question.shape.kind === "filter") return condition(node);
   return subquery<Record<string, unknown>>(node);
-}
-
-// ---------------------------------------------------------------- parts, for the service
-
-export type LocalEndpoint =
-  | "authorize_query"
-  | "actions_query"
-  | "list_query"
-  | "evaluate_query_local";
-
-/**
- * The dialect, bindings and question of a local endpoint's body, validated: the service plans
- * and prints them in steps of its own (src/service/local.ts).
- */
-export function localParts(
-  endpoint: LocalEndpoint,
-  program: Program,
-  body: unknown,
-  options: LocalOptions = {},
-): { dialect: Dialect; bindings: DataBindings; question: LocalQuestion } {
-  switch (endpoint) {
-    case "authorize_query":
-      return authorizeParts(program, body as AuthorizeQueryRequest, options);
-    case "actions_query":
-      return actionsParts(program, body as ActionsQueryRequest, options);
-    case "list_query":
-      return listParts(program, body as ListQueryRequest, options);
-    case "evaluate_query_local":
-      return evaluateParts(program, body as EvaluateQueryLocalRequest, options);
-    default: {
-      const _never: never = endpoint;
-      return _never;
-    }
-  }
 }

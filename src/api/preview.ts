@@ -15,14 +15,10 @@ import { StageError } from "../source/stage-error.js";
 import type { FactStore } from "../store/store.js";
 import { budgetError, checkPolicyShape, type Limits, limitError, workBudget } from "./limits.js";
 import { ApiError, type Reply } from "./service.js";
-import { concreteFactSchema, parseBody } from "./wire.js";
+import { concreteFactSchema, parseBody, policyBodySchema } from "./wire.js";
 
-export const previewBodySchema = z.object({
-  src: z.string(),
-  filename: z
-    .string()
-    .nullish()
-    .transform((f) => f ?? null),
+/** A `POST /policy` body, and the page of changes and the context facts to read them with. */
+export const previewBodySchema = policyBodySchema.extend({
   page_size: z.number().int().nullish(),
   page_token: z.string().nullish(),
   context_facts: z

@@ -8,6 +8,7 @@
  *     localStatement(program, bindings, question(program, bindings), options));
  */
 
+import { sql } from "kysely";
 import { isPolarName } from "../bindings/signature.js";
 import type { Binding, DataBindings } from "../bindings/types.js";
 import { type PredicateKey, type Program, predicateKey } from "../check/program.js";
@@ -16,6 +17,7 @@ import type { Dialect } from "../dialects/dialect.js";
 import { at, PlanError } from "../plan/errors.js";
 import type { CentralFacts } from "../plan/resolve/central-facts.js";
 import { printPlan, type Statement } from "../print/statement.js";
+import { run } from "../store/compile.js";
 import type { SqlExecutor } from "../store/executor.js";
 import type { FactShape } from "../store/facts.js";
 import { FACT_TABLE } from "../store/schema.js";
@@ -165,33 +167,34 @@ export async function answerByIteration<Row>(
   const budget = input.budget ?? DEFAULT_FIXPOINT_BUDGET;
   const settings = iterationSettings(input.dialect);
   return db.transaction(async (tx) => {
-    for (const sql of settings.during) await tx.query(sql);
+    for (const statement of settings.during) await run(tx, statement);
     try {
       return await iterate(tx, prepared);
     } finally {
-      for (const sql of settings.after) await tx.query(sql);
+      for (const statement of settings.after) await run(tx, statement);
     }
   });
 
   async function iterate(tx: SqlExecutor, prepared: Prepared): Promise<Row[]> {
     for (const { family, tables, plans } of prepared.families) {
-      for (const sql of createTables(input.dialect, tables)) await tx.query(sql);
-      const run = async (list: readonly ShapedPlan[]) => {
+      for (const statement of createTables(input.dialect, tables)) await run(tx, statement);
+      const runPlans = async (list: readonly ShapedPlan[]) => {
         for (const shaped of list) {
-          const { sql, parameters } = printed(input, plans, shaped);
-          await tx.query(insertAnswers(input.dialect, tables, shaped.shape, sql), [...parameters]);
+          const answers = printed(input, plans, shaped);
+          const insert = insertAnswers(input.dialect, tables, shaped.shape, answers);
+          await tx.query(insert.sql, [...insert.parameters]);
         }
       };
       for (const key of family.predicates) {
-        const { sql, params } = insertStoredFacts(input.dialect, tables, FACT_TABLE, key);
-        await tx.query(sql, params);
+        await run(tx, insertStoredFacts(tables, FACT_TABLE, key));
       }
-      await run(plans.exits);
+      await runPlans(plans.exits);
       let rows = 0;
       for (let round = 0; ; round++) {
-        for (const sql of closeRound(input.dialect, tables)) await tx.query(sql);
-        const [counted] = await tx.query<{ n: number }>(
-          `SELECT CAST(count(*) AS integer) AS n FROM ${tables.delta}`,
+        for (const statement of closeRound(input.dialect, tables)) await run(tx, statement);
+        const [counted] = await run(
+          tx,
+          sql<{ n: number }>`SELECT CAST(count(*) AS integer) AS n FROM ${sql.id(tables.delta)}`,
         );
         const added = counted?.n ?? 0;
         rows += added;
@@ -210,13 +213,13 @@ export async function answerByIteration<Row>(
             where,
           );
         }
-        await run(plans.steps);
+        await runPlans(plans.steps);
       }
     }
-    const { sql, parameters } = prepared.statement;
-    const rows = await tx.query<Row>(sql, [...parameters]);
+    const { sql: text, parameters } = prepared.statement;
+    const rows = await tx.query<Row>(text, [...parameters]);
     for (const { tables } of prepared.families) {
-      for (const sql of dropTables(input.dialect, tables)) await tx.query(sql);
+      for (const statement of dropTables(input.dialect, tables)) await run(tx, statement);
     }
     return rows;
   }

@@ -83,37 +83,25 @@ export interface Route {
   readonly doc: RouteDoc;
 }
 
-const get = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
-  method: "GET",
-  path,
-  body: "none",
-  call,
-  question: false,
-  writes: false,
-  doc,
-});
-const post = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
-  method: "POST",
-  path,
-  body: doc.body ? "json" : "none",
-  call,
-  question: false,
-  writes: false,
-  doc,
-});
+const routeOf =
+  (method: Method) =>
+  (path: string, call: Route["call"], doc: RouteDoc): Route => ({
+    method,
+    path,
+    // A GET has no body; the others take the JSON body their documentation describes.
+    body: method !== "GET" && doc.body ? "json" : "none",
+    call,
+    question: false,
+    writes: false,
+    doc,
+  });
+const get = routeOf("GET");
+const post = routeOf("POST");
+const del = routeOf("DELETE");
 /** A POST that asks a question: see `Route.question`. */
 const ask = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
   ...post(path, call, doc),
   question: true,
-});
-const del = (path: string, call: Route["call"], doc: RouteDoc): Route => ({
-  method: "DELETE",
-  path,
-  body: doc.body ? "json" : "none",
-  call,
-  question: false,
-  writes: false,
-  doc,
 });
 
 /** The same route, marked as one that writes. */

@@ -5,6 +5,8 @@
  * on another.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { sql } from "kysely";
+import { run } from "../store/compile.js";
 import type { SqlExecutor } from "../store/executor.js";
 import { META_TABLE } from "../store/schema.js";
 import { PreviewError } from "./errors.js";
@@ -20,10 +22,11 @@ export interface PreviewPosition {
   readonly pageSize: number;
 }
 
-/** The store's secret for page tokens. */
+/** The store's secret for page tokens (of `/list` too: src/service/page-tokens.ts). */
 export async function tokenSecret(db: SqlExecutor): Promise<Buffer> {
-  const [row] = await db.query<{ value: string }>(
-    `SELECT value FROM ${META_TABLE} WHERE key = 'token_secret'`,
+  const [row] = await run(
+    db,
+    sql<{ value: string }>`SELECT value FROM ${sql.table(META_TABLE)} WHERE key = 'token_secret'`,
   );
   return Buffer.from(row!.value, "utf8");
 }

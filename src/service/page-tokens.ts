@@ -4,6 +4,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { ApiError } from "../api/service.js";
+import { tokenSecret } from "../preview/token.js";
 import type { FactStore } from "../store/store.js";
 
 interface PageToken {
@@ -32,12 +33,7 @@ export function queryHash(parts: readonly unknown[]): string {
 export function pageTokens(store: FactStore): PageTokens {
   let secret: Buffer | null = null;
   async function key(): Promise<Buffer> {
-    if (!secret) {
-      const [row] = await store.db.query<{ value: string }>(
-        "SELECT value FROM polar_meta WHERE key = 'token_secret'",
-      );
-      secret = Buffer.from(row!.value, "utf8");
-    }
+    secret ??= await tokenSecret(store.db);
     return secret;
   }
   return {

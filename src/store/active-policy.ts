@@ -4,11 +4,17 @@
  * asking and the policy is read again only after a change; otherwise the version is read for
  * every question and the policy after `refreshMs` (SQLite: whenever a newer one was stored).
  */
+
+import { sql } from "kysely";
 import { checkPolicyInSlices } from "../check/check.js";
 import type { Program } from "../check/program.js";
+import { run } from "./compile.js";
 import type { SqlExecutor } from "./executor.js";
 import { META_TABLE, POLICY_TABLE } from "./schema.js";
 import { fromStoredText, policyFileName, type StoredPolicy } from "./stored-text.js";
+
+const policyTable = sql.table(POLICY_TABLE);
+const metaTable = sql.table(META_TABLE);
 
 interface ActivePolicy {
   readonly version: number;
@@ -37,6 +43,22 @@ export interface PolicyState {
   catchUp(version: number): Promise<void>;
   /** Follows notices of `channel` whose payload is `<this schema>:<version>`. */
   follow(channel: string): Promise<void>;
+}
+
+/** The newest policy's version (null: none stored) and the data version, in one statement. */
+export async function storedHead(
+  db: SqlExecutor,
+): Promise<{ policyVersion: number | null; dataVersion: number }> {
+  const [row] = await run(
+    db,
+    sql<{ policy: number | string | null; data: string | null }>`SELECT
+      (SELECT max(version) FROM ${policyTable}) AS policy,
+      (SELECT value FROM ${metaTable} WHERE key = 'data_version') AS data`,
+  );
+  return {
+    policyVersion: row?.policy == null ? null : Number(row.policy),
+    dataVersion: Number(row?.data ?? 0),
+  };
 }
 
 /** A stored policy checked again (it was valid when stored). */
@@ -87,8 +109,9 @@ export function policyState(
     if (db.engine === "sqlite") {
       // Reads are local: every question asks for the newest policy's version (its primary
       // key's last entry), so another process's policy is seen at once.
-      const [newest] = await db.query<{ version: number | null }>(
-        `SELECT max(version) AS version FROM ${POLICY_TABLE}`,
+      const [newest] = await run(
+        db,
+        sql<{ version: number | null }>`SELECT max(version) AS version FROM ${policyTable}`,
       );
       if ((newest?.version ?? null) === (active?.version ?? null) && policyReadAt >= 0)
         return active;
@@ -98,8 +121,10 @@ export function policyState(
     }
     policyStale = false; // before reading: a change noticed meanwhile reads again
     policyReadAt = await storedVersion();
-    const rows = await db.query<{ version: string; src: string; filename: string | null }>(
-      `SELECT version, src, filename FROM ${POLICY_TABLE} ORDER BY version DESC LIMIT 1`,
+    const rows = await run(
+      db,
+      sql<{ version: string; src: string; filename: string | null }>`SELECT version, src, filename
+        FROM ${policyTable} ORDER BY version DESC LIMIT 1`,
     );
     checkedAt = Date.now();
     const row = rows[0];
@@ -119,9 +144,10 @@ export function policyState(
   async function atVersion(on: SqlExecutor, version: number): Promise<ActivePolicy> {
     if (active?.version === version) return active;
     if (other?.version === version) return other;
-    const [row] = await on.query<{ src: string; filename: string | null }>(
-      `SELECT src, filename FROM ${POLICY_TABLE} WHERE version = $1`,
-      [version],
+    const [row] = await run(
+      on,
+      sql<{ src: string; filename: string | null }>`SELECT src, filename
+        FROM ${policyTable} WHERE version = ${version}`,
     );
     if (!row) throw new Error(`internal: no policy version ${version}`);
     other = await checkedPolicy(version, row);
@@ -129,8 +155,9 @@ export function policyState(
   }
 
   async function storedVersion(): Promise<number> {
-    const rows = await db.query<{ value: string }>(
-      `SELECT value FROM ${META_TABLE} WHERE key = 'data_version'`,
+    const rows = await run(
+      db,
+      sql<{ value: string }>`SELECT value FROM ${metaTable} WHERE key = 'data_version'`,
     );
     return Number(rows[0]?.value ?? 0);
   }
@@ -164,13 +191,9 @@ export function policyState(
     async head() {
       if (db.engine !== "sqlite")
         return { active: await loadActive(), version: await dataVersion() };
-      const [row] = await db.query<{ policy: number | null; data: string | null }>(
-        `SELECT (SELECT max(version) FROM ${POLICY_TABLE}) AS policy,
-                (SELECT value FROM ${META_TABLE} WHERE key = 'data_version') AS data`,
-      );
-      const version = Number(row?.data ?? 0);
-      const same = (row?.policy ?? null) === (active?.version ?? null) && policyReadAt >= 0;
-      return { active: same ? active : await loadActive(), version };
+      const stored = await storedHead(db);
+      const same = stored.policyVersion === (active?.version ?? null) && policyReadAt >= 0;
+      return { active: same ? active : await loadActive(), version: stored.dataVersion };
     },
     committed(version) {
       if (following && knownVersion !== null && version > knownVersion) knownVersion = version;

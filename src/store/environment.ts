@@ -8,7 +8,9 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { sql } from "kysely";
 import pg from "pg";
+import { compile } from "./compile.js";
 
 /** The environment of keys and stores that name none. */
 export const DEFAULT_ENVIRONMENT = "default";
@@ -95,8 +97,9 @@ async function createSchema(url: string, schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    // The name was checked: lowercase letters, digits and underscores only.
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    // The name was checked (lowercase letters, digits and underscores) and is quoted too.
+    const statement = compile("postgres", sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`);
+    await client.query(statement.sql, [...statement.parameters]);
   } catch (cause) {
     if (!RACED.has((cause as { code?: string }).code ?? "")) throw cause;
   } finally {

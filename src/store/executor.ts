@@ -23,14 +23,6 @@ export interface StatementHints {
   readonly readOnly?: boolean;
 }
 
-/**
- * The first `count` parameter placeholders of a hand-written statement for the engine:
- * `$1, $2, …` (PostgreSQL) or `?, ?, …` (SQLite, positional).
- */
-export function placeholders(engine: SqlExecutor["engine"], count: number): string[] {
-  return Array.from({ length: count }, (_, i) => (engine === "sqlite" ? "?" : `$${i + 1}`));
-}
-
 export interface SqlExecutor {
   /**
    * The SQL the connection speaks: PostgreSQL (a server or PGlite) or SQLite
@@ -80,5 +72,39 @@ export function recurrenceFilter(): (sql: string) => boolean {
     if (seen.size >= SEEN_LIMIT) seen.clear();
     seen.add(sql);
     return false;
+  };
+}
+
+/** How a session makes and drops its named prepared statements. */
+interface StatementNaming {
+  readonly prefix: string;
+  /** Statements kept; the least recently used one is dropped past this. */
+  readonly limit: number;
+  prepare(name: string, sql: string): Promise<unknown>;
+  drop(name: string): Promise<unknown>;
+}
+
+/**
+ * The name of each statement text prepared on one session, least recently used first: a new
+ * text is prepared under a fresh name, after dropping the oldest when `limit` are kept.
+ */
+export function preparedNames(naming: StatementNaming): (sql: string) => Promise<string> {
+  const names = new Map<string, string>();
+  let next = 0;
+  return async (sql) => {
+    let name = names.get(sql);
+    if (name === undefined) {
+      if (names.size >= naming.limit) {
+        const [oldestSql, oldest] = names.entries().next().value!;
+        names.delete(oldestSql);
+        await naming.drop(oldest);
+      }
+      name = `${naming.prefix}${next++}`;
+      await naming.prepare(name, sql);
+    } else {
+      names.delete(sql);
+    }
+    names.set(sql, name);
+    return name;
   };
 }

@@ -3,8 +3,10 @@
  * this layer only maps them to rows. Every write runs inside the caller's transaction.
  */
 import { createHash } from "node:crypto";
+import { type RawBuilder, sql } from "kysely";
 import type { GroundFact, Value } from "../core/value.js";
-import { placeholders, type SqlExecutor } from "./executor.js";
+import { run, runPrepared } from "./compile.js";
+import type { SqlExecutor } from "./executor.js";
 import { FACT_TABLE, MAX_FACT_ARITY, SHAPE_TABLE } from "./schema.js";
 import {
   deleteMatchingStatement,
@@ -47,12 +49,26 @@ const insertColumns = [
   "arity",
   ...Array.from({ length: MAX_FACT_ARITY }, (_, i) => [`t${i}`, `i${i}`]).flat(),
 ];
-const insertSql = `INSERT INTO ${FACT_TABLE} (${insertColumns.join(", ")})
-SELECT * FROM unnest(${insertColumns.map((c, i) => `$${i + 1}::${c === "arity" ? "smallint" : "text"}[]`).join(", ")})
+const fact = sql.table(FACT_TABLE);
+const shapeTable = sql.table(SHAPE_TABLE);
+const insertColumnList = sql.join(insertColumns.map((column) => sql.id(column)));
+
+/** Rows given as one array per column. */
+function insertStatement(columns: readonly unknown[][]): RawBuilder<unknown> {
+  const arrays = columns.map((values, i) =>
+    insertColumns[i] === "arity" ? sql`${values}::smallint[]` : sql`${values}::text[]`,
+  );
+  return sql`INSERT INTO ${fact} (${insertColumnList})
+SELECT * FROM unnest(${sql.join(arrays)})
 ON CONFLICT (fact_key) DO NOTHING`;
+}
+
 /** SQLite: the same rows from one JSON array of rows (`json_each`), in column order. */
-const sqliteInsertSql = `INSERT OR IGNORE INTO ${FACT_TABLE} (${insertColumns.join(", ")})
-SELECT ${insertColumns.map((_, i) => `value ->> ${i}`).join(", ")} FROM json_each(?)`;
+function sqliteInsertStatement(rows: string): RawBuilder<unknown> {
+  const values = insertColumns.map((_, i) => sql`value ->> ${sql.lit(i)}`);
+  return sql`INSERT OR IGNORE INTO ${fact} (${insertColumnList})
+SELECT ${sql.join(values)} FROM json_each(${rows})`;
+}
 
 /** Predicate and argument types of stored facts: what central questions can read. */
 export interface FactShape {
@@ -70,19 +86,21 @@ export async function insertFacts(db: SqlExecutor, facts: readonly GroundFact[])
   if (shapes.size > 0 && db.engine === "sqlite") {
     // The types as JSON text: shapes are compared and read back as that text.
     const rows = [...shapes.values()].map((s) => [s.predicate, JSON.stringify(s.types)]);
-    await db.query(
-      `INSERT OR IGNORE INTO ${SHAPE_TABLE} (predicate, types)
-       SELECT value ->> 0, value ->> 1 FROM json_each(?)`,
-      [JSON.stringify(rows)],
+    await run(
+      db,
+      sql`INSERT OR IGNORE INTO ${shapeTable} (predicate, types)
+        SELECT value ->> 0, value ->> 1 FROM json_each(${JSON.stringify(rows)})`,
     );
   } else if (shapes.size > 0) {
     const list = [...shapes.values()];
-    await db.query(
-      `INSERT INTO ${SHAPE_TABLE} (predicate, types)
-       SELECT s.predicate, ARRAY(SELECT json_array_elements_text(s.types::json))
-       FROM unnest($1::text[], $2::text[]) AS s(predicate, types)
-       ON CONFLICT DO NOTHING`,
-      [list.map((s) => s.predicate), list.map((s) => JSON.stringify(s.types))],
+    const predicates = list.map((s) => s.predicate);
+    const types = list.map((s) => JSON.stringify(s.types));
+    await run(
+      db,
+      sql`INSERT INTO ${shapeTable} (predicate, types)
+        SELECT s.predicate, ARRAY(SELECT json_array_elements_text(s.types::json))
+        FROM unnest(${predicates}::text[], ${types}::text[]) AS s(predicate, types)
+        ON CONFLICT DO NOTHING`,
     );
   }
   for (let start = 0; start < facts.length; start += ROWS_PER_STATEMENT) {
@@ -105,9 +123,9 @@ export async function insertFacts(db: SqlExecutor, facts: readonly GroundFact[])
     }
     if (db.engine === "sqlite") {
       const rows = columns[0]!.map((_, row) => columns.map((column) => column[row]));
-      await db.query(sqliteInsertSql, [JSON.stringify(rows)]);
+      await run(db, sqliteInsertStatement(JSON.stringify(rows)));
     } else {
-      await db.query(insertSql, columns);
+      await run(db, insertStatement(columns));
     }
   }
 }
@@ -135,16 +153,18 @@ export async function deleteExactFacts(
 ): Promise<number> {
   if (facts.length === 0) return 0;
   if (db.engine === "sqlite") {
-    const gone = await db.query(
-      `DELETE FROM ${FACT_TABLE} WHERE fact_key IN (SELECT value FROM json_each(?)) RETURNING 1`,
-      [JSON.stringify(facts.map(factKey))],
+    const keys = JSON.stringify(facts.map(factKey));
+    const gone = await run(
+      db,
+      sql`DELETE FROM ${fact} WHERE fact_key IN (SELECT value FROM json_each(${keys})) RETURNING 1`,
     );
     return gone.length;
   }
-  const rows = await db.query<{ n: number }>(
-    `WITH gone AS (DELETE FROM ${FACT_TABLE} WHERE fact_key = ANY($1::text[]) RETURNING 1)
-     SELECT count(*)::int AS n FROM gone`,
-    [facts.map(factKey)],
+  const rows = await run(
+    db,
+    sql<{ n: number }>`WITH gone AS (
+        DELETE FROM ${fact} WHERE fact_key = ANY(${facts.map(factKey)}::text[]) RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`,
   );
   return rows[0]?.n ?? 0;
 }
@@ -206,28 +226,30 @@ export async function factsAfter(
   after: string | null,
   limit: number,
 ): Promise<{ key: string; fact: GroundFact }[]> {
-  const [afterKey, count] = placeholders(db.engine, 2);
-  const rows = await db.query<FactRow & { fact_key: string }>(
-    `SELECT * FROM ${FACT_TABLE} WHERE fact_key > ${afterKey} ORDER BY fact_key LIMIT ${count}`,
-    [after ?? "", limit],
+  const rows = await run(
+    db,
+    sql<FactRow & { fact_key: string }>`SELECT * FROM ${fact}
+      WHERE fact_key > ${after ?? ""} ORDER BY fact_key LIMIT ${limit}`,
   );
   return rows.map((row) => ({ key: row.fact_key, fact: rowToFact(row) }));
 }
 
 export async function clearFacts(db: SqlExecutor): Promise<void> {
-  await db.query(`DELETE FROM ${FACT_TABLE}`);
-  await db.query(`DELETE FROM ${SHAPE_TABLE}`);
+  await run(db, sql`DELETE FROM ${fact}`);
+  await run(db, sql`DELETE FROM ${shapeTable}`);
 }
 
 /** Stored `has_role` facts, `has_relation` facts, and all facts. */
 export async function countFacts(
   db: SqlExecutor,
 ): Promise<{ roles: number; relations: number; facts: number }> {
-  const [row] = await db.query<{ roles: string; relations: string; facts: string }>(
-    `SELECT count(*) FILTER (WHERE predicate = 'has_role') AS roles,
-            count(*) FILTER (WHERE predicate = 'has_relation') AS relations,
-            count(*) AS facts
-     FROM ${FACT_TABLE}`,
+  const [row] = await run(
+    db,
+    sql<{ roles: string; relations: string; facts: string }>`SELECT
+        count(*) FILTER (WHERE predicate = 'has_role') AS roles,
+        count(*) FILTER (WHERE predicate = 'has_relation') AS relations,
+        count(*) AS facts
+      FROM ${fact}`,
   );
   return {
     roles: Number(row?.roles),
@@ -238,14 +260,17 @@ export async function countFacts(
 
 export async function readShapes(db: SqlExecutor): Promise<FactShape[]> {
   if (db.engine === "sqlite") {
-    const rows = await db.query<{ predicate: string; types: string }>(
-      `SELECT predicate, types FROM ${SHAPE_TABLE}
-       ORDER BY predicate, json_array_length(types), types`,
+    const rows = await run(
+      db,
+      sql<{ predicate: string; types: string }>`SELECT predicate, types FROM ${shapeTable}
+        ORDER BY predicate, json_array_length(types), types`,
     );
     return rows.map((row) => ({ predicate: row.predicate, types: JSON.parse(row.types) }));
   }
-  return db.query<FactShape>(
-    `SELECT predicate, types FROM ${SHAPE_TABLE} ORDER BY predicate, array_length(types, 1), types`,
+  return run(
+    db,
+    sql<FactShape>`SELECT predicate, types FROM ${shapeTable}
+      ORDER BY predicate, array_length(types, 1), types`,
   );
 }
 
@@ -333,12 +358,9 @@ export async function matchingFactsOfEach(
   });
   const all = [...groups.values()];
   for (let start = 0; start < all.length; start += GROUPS_PER_STATEMENT) {
-    const { sql, params } = lookupStatement(
-      db.engine,
-      all.slice(start, start + GROUPS_PER_STATEMENT),
-    );
+    const statement = lookupStatement(db.engine, all.slice(start, start + GROUPS_PER_STATEMENT));
     // A prepared statement: the same columns fixed for other values reuse its plan.
-    const rows = await db.prepared<FactRow>(sql, params);
+    const rows = await runPrepared(db, statement);
     for (const row of rows) found[Number(row.lookup)]!.push(rowToFact(row));
   }
   return found;
@@ -370,33 +392,36 @@ function holdsNul(lookup: FactLookup): boolean {
 function lookupStatement(
   engine: SqlExecutor["engine"],
   groups: readonly LookupGroup[],
-): { sql: string; params: string[] } {
-  const params: string[] = [];
+): RawBuilder<FactRow> {
   const selects = groups.map(({ columns, rows }) => {
+    // Column names and positions the store chose, never a caller's: bare text.
     const conditions = ["predicate", "arity", ...columns];
+    const on = (key: (i: number) => string) =>
+      sql.raw(conditions.map((column, i) => `f.${column} = ${key(i)}`).join(" AND "));
     if (engine === "sqlite") {
-      params.push(
-        JSON.stringify(
-          rows.map(([index, predicate, arity, ...values]) => [
-            Number(index),
-            predicate,
-            Number(arity),
-            ...values,
-          ]),
-        ),
+      const json = JSON.stringify(
+        rows.map(([index, predicate, arity, ...values]) => [
+          Number(index),
+          predicate,
+          Number(arity),
+          ...values,
+        ]),
       );
-      const on = conditions.map((column, i) => `f.${column} = k.value ->> ${i + 1}`);
-      return `SELECT k.value ->> 0 AS lookup, f.* FROM json_each(?) AS k CROSS JOIN ${FACT_TABLE} AS f ON ${on.join(" AND ")}`;
+      return sql`SELECT k.value ->> 0 AS lookup, f.* FROM json_each(${json}) AS k
+        CROSS JOIN ${fact} AS f ON ${on((i) => `k.value ->> ${i + 1}`)}`;
     }
-    const arrays = ["n", "p", "a", ...columns.map((_, i) => `c${i}`)].map((name, i) => {
-      params.push(textArray(rows.map((row) => row[i]!)));
-      const type = name === "n" ? "integer[]" : name === "a" ? "smallint[]" : "text[]";
-      return { name, expression: `CAST($${params.length} AS ${type})` };
+    const names = ["n", "p", "a", ...columns.map((_, i) => `c${i}`)];
+    const arrays = names.map((name, i) => {
+      const values = textArray(rows.map((row) => row[i]!));
+      if (name === "n") return sql`CAST(${values} AS integer[])`;
+      if (name === "a") return sql`CAST(${values} AS smallint[])`;
+      return sql`CAST(${values} AS text[])`;
     });
-    const on = conditions.map((column, i) => `f.${column} = k.${arrays[i + 1]!.name}`);
-    return `SELECT k.n AS lookup, f.* FROM unnest(${arrays.map((a) => a.expression).join(", ")}) AS k(${arrays.map((a) => a.name).join(", ")}) JOIN ${FACT_TABLE} AS f ON ${on.join(" AND ")}`;
+    const alias = sql.raw(names.join(", "));
+    return sql`SELECT k.n AS lookup, f.* FROM unnest(${sql.join(arrays)}) AS k(${alias})
+      JOIN ${fact} AS f ON ${on((i) => `k.${names[i + 1]}`)}`;
   });
-  return { sql: selects.join("\nUNION ALL\n"), params };
+  return sql.join(selects, sql`\nUNION ALL\n`).$castTo<FactRow>();
 }
 
 /**
@@ -410,23 +435,25 @@ export async function relationClosure(
   seeds: readonly Value[],
   limit: number,
 ): Promise<Map<string, GroundFact[]>> {
-  const relation = `f.predicate = 'has_relation' AND f.arity = 3`;
-  const sqlite = db.engine === "sqlite";
-  const seedRows = sqlite
-    ? "SELECT value ->> 0, value ->> 1 FROM json_each(?)"
-    : "SELECT * FROM unnest(CAST($1 AS text[]), CAST($2 AS text[]))";
-  const params = sqlite
-    ? [JSON.stringify(seeds.map((s) => [s.type, s.id])), String(limit)]
-    : [textArray(seeds.map((s) => s.type)), textArray(seeds.map((s) => s.id)), String(limit)];
-  const rows = await db.prepared<FactRow & { st: string; si: string }>(
-    `WITH RECURSIVE reach(t, i) AS (
-       ${seedRows}
+  const relation = sql`f.predicate = 'has_relation' AND f.arity = 3`;
+  const seedRows = () => {
+    if (db.engine === "sqlite") {
+      const pairs = JSON.stringify(seeds.map((s) => [s.type, s.id]));
+      return sql`SELECT value ->> 0, value ->> 1 FROM json_each(${pairs})`;
+    }
+    const types = textArray(seeds.map((s) => s.type));
+    const ids = textArray(seeds.map((s) => s.id));
+    return sql`SELECT * FROM unnest(CAST(${types} AS text[]), CAST(${ids} AS text[]))`;
+  };
+  const rows = await runPrepared(
+    db,
+    sql<FactRow & { st: string; si: string }>`WITH RECURSIVE reach(t, i) AS (
+       ${seedRows()}
        UNION
-       SELECT f.t2, f.i2 FROM reach r JOIN ${FACT_TABLE} f ON ${relation} AND f.i0 = r.i AND f.t0 = r.t
-     ), subjects AS (SELECT t, i FROM reach LIMIT CAST(${placeholders(db.engine, 3)[2]} AS integer))
+       SELECT f.t2, f.i2 FROM reach r JOIN ${fact} f ON ${relation} AND f.i0 = r.i AND f.t0 = r.t
+     ), subjects AS (SELECT t, i FROM reach LIMIT CAST(${String(limit)} AS integer))
      SELECT s.t AS st, s.i AS si, f.* FROM subjects s
-       LEFT JOIN ${FACT_TABLE} f ON ${relation} AND f.i0 = s.i AND f.t0 = s.t`,
-    params,
+       LEFT JOIN ${fact} f ON ${relation} AND f.i0 = s.i AND f.t0 = s.t`,
   );
   const found = new Map<string, GroundFact[]>();
   for (const row of rows) {

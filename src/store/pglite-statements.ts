@@ -7,6 +7,7 @@
  * types them.
  */
 import { type PGlite, parse, protocol, types } from "@electric-sql/pglite";
+import { preparedNames } from "./executor.js";
 
 /** Named statements kept; the least recently used one is closed past this. */
 const NAMED_STATEMENTS = 200;
@@ -29,8 +30,6 @@ function concat(messages: readonly Message[]): Message {
  */
 export function pgliteStatements(db: PGlite) {
   const { serialize } = protocol;
-  const names = new Map<string, string>();
-  let next = 0;
 
   /**
    * One exchange, alone on the database: after any transaction in progress (as `query` waits
@@ -43,20 +42,15 @@ export function pgliteStatements(db: PGlite) {
       ),
     );
 
+  const nameOf = preparedNames({
+    prefix: "polar_p",
+    limit: NAMED_STATEMENTS,
+    prepare: (name, sql) => exchange([serialize.parse({ name, text: sql, types: [] })]),
+    drop: (name) => exchange([serialize.close({ type: "S", name })]),
+  });
+
   return async <Row>(sql: string, params: readonly string[]): Promise<Row[]> => {
-    let name = names.get(sql);
-    if (name === undefined) {
-      if (names.size >= NAMED_STATEMENTS) {
-        const [oldestSql, oldest] = names.entries().next().value!;
-        names.delete(oldestSql);
-        await exchange([serialize.close({ type: "S", name: oldest })]);
-      }
-      name = `polar_p${next++}`;
-      await exchange([serialize.parse({ name, text: sql, types: [] })]);
-    } else {
-      names.delete(sql);
-    }
-    names.set(sql, name);
+    const name = await nameOf(sql);
     const messages = await exchange([
       serialize.bind({ statement: name, values: [...params] }),
       serialize.describe({ type: "P" }),

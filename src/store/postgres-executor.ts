@@ -1,8 +1,15 @@
 /** A PostgreSQL server through a `pg` connection pool, as a `SqlExecutor`. */
+import { sql } from "kysely";
 import pg from "pg";
 import { DeadlineExceeded, msUntil } from "../core/deadline.js";
-import { quoteIdentifier, quoteString } from "../dialects/postgres/literal.js";
-import { recurrenceFilter, type SqlExecutor, type StatementHints } from "./executor.js";
+import { quoteString } from "../dialects/postgres/literal.js";
+import { compile } from "./compile.js";
+import {
+  preparedNames,
+  recurrenceFilter,
+  type SqlExecutor,
+  type StatementHints,
+} from "./executor.js";
 
 /** Prepared statements kept per session; the least recently used one is deallocated. */
 const PREPARED_PER_SESSION = 200;
@@ -14,22 +21,15 @@ type RunText = (sql: string) => Promise<unknown[]>;
  * are literals from `quoteString`, the audited renderer (PostgreSQL takes no parameters there).
  */
 function sessionStatements(run: RunText) {
-  const names = new Map<string, string>();
-  let next = 0;
+  // The names are ours (`polar_q<n>`), and the text is a statement the store compiled.
+  const nameOf = preparedNames({
+    prefix: "polar_q",
+    limit: PREPARED_PER_SESSION,
+    prepare: (name, sql) => run(`PREPARE ${name} AS ${sql}`),
+    drop: (name) => run(`DEALLOCATE ${name}`),
+  });
   return async <Row>(sql: string, params: readonly string[]): Promise<Row[]> => {
-    let name = names.get(sql);
-    if (name === undefined) {
-      if (names.size >= PREPARED_PER_SESSION) {
-        const [oldestSql, oldest] = names.entries().next().value!;
-        names.delete(oldestSql);
-        await run(`DEALLOCATE ${oldest}`);
-      }
-      name = `polar_q${next++}`;
-      await run(`PREPARE ${name} AS ${sql}`);
-    } else {
-      names.delete(sql);
-    }
-    names.set(sql, name);
+    const name = await nameOf(sql);
     const args = params.length > 0 ? `(${params.map(quoteString).join(", ")})` : "";
     return (await run(`EXECUTE ${name}${args}`)) as Row[];
   };
@@ -127,7 +127,7 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
         client.on("error", () => {}); // "end" follows, and reconnects
         try {
           await client.connect();
-          await client.query(`LISTEN ${quoteIdentifier(channel)}`);
+          await client.query(compile("postgres", sql`LISTEN ${sql.id(channel)}`).sql);
           return client;
         } catch (cause) {
           await client.end().catch(() => {});

@@ -12,9 +12,9 @@
  * replicas"). A statement that fails on a standby runs again on the primary.
  */
 import { DeadlineExceeded } from "../core/deadline.js";
+import { storedHead } from "./active-policy.js";
 import type { SqlExecutor } from "./executor.js";
 import { openPostgres } from "./postgres-executor.js";
-import { META_TABLE, POLICY_TABLE } from "./schema.js";
 
 export interface ReplicaOptions {
   /** Connection URLs of hot standbys of the primary. */
@@ -261,15 +261,7 @@ async function readHead(own: SqlExecutor, reader: SqlExecutor): Promise<StandbyH
 }
 
 async function headOf(own: SqlExecutor, reader: SqlExecutor): Promise<StandbyHead> {
-  const [row] = await own.query<{ data: string | null; policy: string | null }>(
-    `SELECT (SELECT value FROM ${META_TABLE} WHERE key = 'data_version') AS data,
-            (SELECT max(version) FROM ${POLICY_TABLE}) AS policy`,
-  );
-  return {
-    db: reader,
-    dataVersion: Number(row?.data ?? 0),
-    policyVersion: row?.policy == null ? null : Number(row.policy),
-  };
+  return { db: reader, ...(await storedHead(own)) };
 }
 
 /**

@@ -3,6 +3,8 @@
  * argument pairs; unused pairs hold ''. `fact_key` (a hash of the canonical fact) makes facts a
  * set. Migrations run under an advisory lock so that instances starting together do not race.
  */
+import { type RawBuilder, sql } from "kysely";
+import { run } from "./compile.js";
 import type { SqlExecutor } from "./executor.js";
 
 export const MAX_FACT_ARITY = 8;
@@ -12,43 +14,60 @@ export const META_TABLE = "polar_meta";
 /** The distinct argument-type combinations stored per predicate (never shrinks on delete). */
 export const SHAPE_TABLE = "polar_fact_shape";
 
-const argColumns = Array.from(
-  { length: MAX_FACT_ARITY },
-  (_, i) => `t${i} text NOT NULL DEFAULT '', i${i} text NOT NULL DEFAULT ''`,
-).join(",\n  ");
+const fact = sql.table(FACT_TABLE);
+const policy = sql.table(POLICY_TABLE);
+const meta = sql.table(META_TABLE);
+const shape = sql.table(SHAPE_TABLE);
+/** The fact table's index on argument `n`'s id and type. */
+const argIndex = (n: number) => sql.id(`${FACT_TABLE}_a${n}`);
+
+const argColumns = sql.join(
+  Array.from(
+    { length: MAX_FACT_ARITY },
+    (_, i) =>
+      sql`${sql.id(`t${i}`)} text NOT NULL DEFAULT '', ${sql.id(`i${i}`)} text NOT NULL DEFAULT ''`,
+  ),
+  sql`,\n  `,
+);
+
+type Migration = readonly RawBuilder<unknown>[];
 
 /** Migration n brings the schema from version n to n + 1. Never edit a released step. */
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE ${FACT_TABLE} (
+const MIGRATIONS: readonly Migration[] = [
+  [
+    sql`CREATE TABLE ${fact} (
   fact_key text PRIMARY KEY,
   predicate text NOT NULL,
   arity smallint NOT NULL,
   ${argColumns}
-);
-CREATE INDEX ${FACT_TABLE}_a0 ON ${FACT_TABLE} (predicate, arity, i0, t0);
-CREATE INDEX ${FACT_TABLE}_a1 ON ${FACT_TABLE} (predicate, arity, i1, t1);
-CREATE INDEX ${FACT_TABLE}_a2 ON ${FACT_TABLE} (predicate, arity, i2, t2);
-CREATE TABLE ${POLICY_TABLE} (
+)`,
+    sql`CREATE INDEX ${argIndex(0)} ON ${fact} (predicate, arity, i0, t0)`,
+    sql`CREATE INDEX ${argIndex(1)} ON ${fact} (predicate, arity, i1, t1)`,
+    sql`CREATE INDEX ${argIndex(2)} ON ${fact} (predicate, arity, i2, t2)`,
+    sql`CREATE TABLE ${policy} (
   version bigserial PRIMARY KEY,
   src text NOT NULL,
   filename text,
   created_at timestamptz NOT NULL DEFAULT now()
-);
-CREATE TABLE ${META_TABLE} (key text PRIMARY KEY, value text NOT NULL);
-CREATE TABLE ${SHAPE_TABLE} (
+)`,
+    sql`CREATE TABLE ${meta} (key text PRIMARY KEY, value text NOT NULL)`,
+    sql`CREATE TABLE ${shape} (
   predicate text NOT NULL,
   types text[] NOT NULL,
   PRIMARY KEY (predicate, types)
-);
-INSERT INTO ${META_TABLE} (key, value) VALUES ('data_version', '0');
-INSERT INTO ${META_TABLE} (key, value)
-  SELECT 'token_secret', md5(random()::text || clock_timestamp()::text) || md5(random()::text);`,
+)`,
+    sql`INSERT INTO ${meta} (key, value) VALUES ('data_version', '0')`,
+    sql`INSERT INTO ${meta} (key, value)
+  SELECT 'token_secret', md5(random()::text || clock_timestamp()::text) || md5(random()::text)`,
+  ],
   // The middle argument (a role or relation name, usually) joins the first and last position
   // indexes: a folder's parent link is found among its 100 documents' links in the index.
-  `DROP INDEX ${FACT_TABLE}_a0;
-CREATE INDEX ${FACT_TABLE}_a0 ON ${FACT_TABLE} (predicate, arity, i0, t0, i1);
-DROP INDEX ${FACT_TABLE}_a2;
-CREATE INDEX ${FACT_TABLE}_a2 ON ${FACT_TABLE} (predicate, arity, i2, t2, i1);`,
+  [
+    sql`DROP INDEX ${argIndex(0)}`,
+    sql`CREATE INDEX ${argIndex(0)} ON ${fact} (predicate, arity, i0, t0, i1)`,
+    sql`DROP INDEX ${argIndex(2)}`,
+    sql`CREATE INDEX ${argIndex(2)} ON ${fact} (predicate, arity, i2, t2, i1)`,
+  ],
 ];
 
 /**
@@ -56,30 +75,32 @@ CREATE INDEX ${FACT_TABLE}_a2 ON ${FACT_TABLE} (predicate, arity, i2, t2, i1);`,
  * the shape's types as a JSON array, and the page-token secret from `randomblob`. Strings
  * compare by byte (the BINARY collation), which for UTF-8 is code point order.
  */
-const SQLITE_MIGRATIONS: readonly string[] = [
-  `CREATE TABLE ${FACT_TABLE} (
+const SQLITE_MIGRATIONS: readonly Migration[] = [
+  [
+    sql`CREATE TABLE ${fact} (
   fact_key text PRIMARY KEY,
   predicate text NOT NULL,
   arity integer NOT NULL,
   ${argColumns}
-) WITHOUT ROWID;
-CREATE INDEX ${FACT_TABLE}_a0 ON ${FACT_TABLE} (predicate, arity, i0, t0, i1);
-CREATE INDEX ${FACT_TABLE}_a1 ON ${FACT_TABLE} (predicate, arity, i1, t1);
-CREATE INDEX ${FACT_TABLE}_a2 ON ${FACT_TABLE} (predicate, arity, i2, t2, i1);
-CREATE TABLE ${POLICY_TABLE} (
+) WITHOUT ROWID`,
+    sql`CREATE INDEX ${argIndex(0)} ON ${fact} (predicate, arity, i0, t0, i1)`,
+    sql`CREATE INDEX ${argIndex(1)} ON ${fact} (predicate, arity, i1, t1)`,
+    sql`CREATE INDEX ${argIndex(2)} ON ${fact} (predicate, arity, i2, t2, i1)`,
+    sql`CREATE TABLE ${policy} (
   version integer PRIMARY KEY AUTOINCREMENT,
   src text NOT NULL,
   filename text,
   created_at text NOT NULL DEFAULT CURRENT_TIMESTAMP
-);
-CREATE TABLE ${META_TABLE} (key text PRIMARY KEY, value text NOT NULL);
-CREATE TABLE ${SHAPE_TABLE} (
+)`,
+    sql`CREATE TABLE ${meta} (key text PRIMARY KEY, value text NOT NULL)`,
+    sql`CREATE TABLE ${shape} (
   predicate text NOT NULL,
   types text NOT NULL,
   PRIMARY KEY (predicate, types)
-);
-INSERT INTO ${META_TABLE} (key, value) VALUES ('data_version', '0');
-INSERT INTO ${META_TABLE} (key, value) VALUES ('token_secret', lower(hex(randomblob(32))));`,
+)`,
+    sql`INSERT INTO ${meta} (key, value) VALUES ('data_version', '0')`,
+    sql`INSERT INTO ${meta} (key, value) VALUES ('token_secret', lower(hex(randomblob(32))))`,
+  ],
 ];
 
 const LOCK_ID = 7_316_112; // arbitrary, fixed: serializes migrations across instances
@@ -90,16 +111,14 @@ export async function migrate(db: SqlExecutor): Promise<void> {
   const migrations = sqlite ? SQLITE_MIGRATIONS : MIGRATIONS;
   await db.transaction(async (tx) => {
     // SQLite's transaction holds the database's write lock already.
-    if (!sqlite) await tx.query(`SELECT pg_advisory_xact_lock(${LOCK_ID})`);
+    if (!sqlite) await run(tx, sql`SELECT pg_advisory_xact_lock(${LOCK_ID})`);
     await tx.query("CREATE TABLE IF NOT EXISTS polar_schema_version (version integer NOT NULL)");
     const rows = await tx.query<{ version: number }>("SELECT version FROM polar_schema_version");
     let version = rows[0]?.version ?? 0;
     if (rows.length === 0) await tx.query("INSERT INTO polar_schema_version VALUES (0)");
     for (; version < migrations.length; version++) {
-      for (const statement of migrations[version]!.split(/;\n/)) {
-        if (statement.trim()) await tx.query(statement);
-      }
-      await tx.query(`UPDATE polar_schema_version SET version = ${version + 1}`);
+      for (const statement of migrations[version]!) await run(tx, statement);
+      await run(tx, sql`UPDATE polar_schema_version SET version = ${version + 1}`);
     }
   });
 }

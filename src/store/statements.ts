@@ -1,25 +1,17 @@
 /**
  * The fact store's statements whose conditions depend on the request (which argument positions
- * a pattern fixes), built with Kysely's query builder and compiled by its PostgreSQL compiler:
- * values are always parameters, and column names come from the schema, never from a caller.
- * The store runs the compiled text on its own executor (src/store/executor.ts).
+ * a pattern fixes), built with Kysely's query builder and compiled for the store's engine
+ * (src/store/compile.ts): values are always parameters, and column names come from the schema,
+ * never from a caller.
  */
 import {
   type CompiledQuery,
-  DummyDriver,
   type Expression,
   type ExpressionBuilder,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
   type SqlBool,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
   sql,
 } from "kysely";
-import type { SqlExecutor } from "./executor.js";
+import { compilingKysely, type Engine } from "./compile.js";
 import { FACT_TABLE } from "./schema.js";
 
 type TypeColumn = `t${number}`;
@@ -34,26 +26,10 @@ interface StoreTables {
   [FACT_TABLE]: FactTable;
 }
 
-type Engine = SqlExecutor["engine"];
-
 /** Builders that only compile, one per engine: the store executes the text itself. */
-const builders: Record<Engine, Kysely<StoreTables>> = {
-  postgres: new Kysely<StoreTables>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-  }),
-  sqlite: new Kysely<StoreTables>({
-    dialect: {
-      createAdapter: () => new SqliteAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new SqliteIntrospector(db),
-      createQueryCompiler: () => new SqliteQueryCompiler(),
-    },
-  }),
+const builders = {
+  postgres: compilingKysely<StoreTables>("postgres"),
+  sqlite: compilingKysely<StoreTables>("sqlite"),
 };
 
 type Facts = ExpressionBuilder<StoreTables, typeof FACT_TABLE>;

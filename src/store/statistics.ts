@@ -1,6 +1,10 @@
 /** Planner statistics of the fact table, kept fresh by the store's writes. */
+import { sql } from "kysely";
+import { run } from "./compile.js";
 import type { SqlExecutor } from "./executor.js";
 import { FACT_TABLE } from "./schema.js";
+
+const fact = sql.table(FACT_TABLE);
 
 /** Rows changed since the last ANALYZE that make statistics stale: 1000 plus half the table. */
 const ANALYZE_MIN_CHANGES = 1000;
@@ -17,11 +21,13 @@ export function planStatistics(db: SqlExecutor) {
   let rowsAtAnalyze: number | null = null;
   async function rowEstimate(): Promise<number> {
     if (db.engine === "sqlite") {
-      const [row] = await db.query<{ n: number }>(`SELECT count(*) AS n FROM ${FACT_TABLE}`);
+      const [row] = await run(db, sql<{ n: number }>`SELECT count(*) AS n FROM ${fact}`);
       return Number(row?.n ?? 0);
     }
-    const [row] = await db.query<{ n: number }>(
-      `SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = to_regclass('${FACT_TABLE}')`,
+    const [row] = await run(
+      db,
+      sql<{ n: number }>`SELECT greatest(reltuples, 0)::float8 AS n
+        FROM pg_class WHERE oid = to_regclass(${FACT_TABLE})`,
     );
     return Number(row?.n ?? 0);
   }
@@ -31,7 +37,7 @@ export function planStatistics(db: SqlExecutor) {
     try {
       rowsAtAnalyze ??= await rowEstimate();
       if (changedSince < ANALYZE_MIN_CHANGES + ANALYZE_FRACTION * rowsAtAnalyze) return;
-      await db.query(`ANALYZE ${FACT_TABLE}`);
+      await run(db, sql`ANALYZE ${fact}`);
       rowsAtAnalyze = await rowEstimate();
       changedSince = 0;
     } catch {

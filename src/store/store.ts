@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { sql } from "kysely";
 import { checkPolicyInSlices } from "../check/check.js";
 import type { Program } from "../check/program.js";
 import type { GroundFact } from "../core/value.js";
@@ -13,8 +14,9 @@ import { postgres } from "../dialects/postgres/index.js";
 import { sqlite } from "../dialects/sqlite/index.js";
 import type { Diagnostic } from "../source/diagnostic.js";
 import { policyState } from "./active-policy.js";
+import { run } from "./compile.js";
 import { DEFAULT_ENVIRONMENT, placeEnvironment } from "./environment.js";
-import { placeholders, type SqlExecutor } from "./executor.js";
+import type { SqlExecutor } from "./executor.js";
 import {
   clearFacts,
   deleteExactFacts,
@@ -193,17 +195,20 @@ function createStore(db: SqlExecutor, refreshMs: number): OpeningStore {
   /** The next data version, announced to the other instances when the transaction commits. */
   async function bumpVersion(tx: SqlExecutor): Promise<number> {
     if (tx.engine === "sqlite") {
-      const [row] = await tx.query<{ value: string }>(
-        `UPDATE ${META_TABLE} SET value = CAST(CAST(value AS integer) + 1 AS text)
-         WHERE key = 'data_version' RETURNING value`,
+      const [row] = await run(
+        tx,
+        sql<{ value: string }>`UPDATE ${sql.table(META_TABLE)}
+          SET value = CAST(CAST(value AS integer) + 1 AS text)
+          WHERE key = 'data_version' RETURNING value`,
       );
       return Number(row!.value);
     }
-    const rows = await tx.query<{ value: string }>(
-      `WITH bumped AS (
-         UPDATE ${META_TABLE} SET value = (value::bigint + 1)::text WHERE key = 'data_version'
-         RETURNING value)
-       SELECT value, pg_notify('${CHANGES_CHANNEL}', current_schema() || ':' || value) FROM bumped`,
+    const rows = await run(
+      tx,
+      sql<{ value: string }>`WITH bumped AS (
+         UPDATE ${sql.table(META_TABLE)} SET value = (value::bigint + 1)::text
+         WHERE key = 'data_version' RETURNING value)
+       SELECT value, pg_notify(${CHANGES_CHANNEL}, current_schema() || ':' || value) FROM bumped`,
     );
     return Number(rows[0]!.value);
   }
@@ -281,9 +286,11 @@ function createStore(db: SqlExecutor, refreshMs: number): OpeningStore {
       if (!checked.ok) throw invalidPolicy(checked.diagnostics);
       await prepare?.(checked.program);
       const { version, row } = await db.transaction(async (tx) => {
-        const [inserted] = await tx.query<{ version: string }>(
-          `INSERT INTO ${POLICY_TABLE} (src, filename) VALUES (${placeholders(db.engine, 2).join(", ")}) RETURNING version`,
-          [toStoredText(src), filename === null ? null : toStoredText(filename)],
+        const stored = filename === null ? null : toStoredText(filename);
+        const [inserted] = await run(
+          tx,
+          sql<{ version: string }>`INSERT INTO ${sql.table(POLICY_TABLE)} (src, filename)
+            VALUES (${toStoredText(src)}, ${stored}) RETURNING version`,
         );
         return { row: Number(inserted!.version), version: await bumpVersion(tx) };
       });
