@@ -26,7 +26,8 @@ const DEFAULT_BUNDLE_DIR = join(PACKAGE_ROOT, "dist", "bundle");
  */
 const EXTERNAL = ["better-sqlite3", "mysql2", "pg-native", "@electric-sql/pglite", "esbuild"];
 
-async function buildBundle(dir: string = DEFAULT_BUNDLE_DIR): Promise<string[]> {
+/** Writes the bundles into `dir`; returns their paths. */
+export async function buildBundle(dir: string = DEFAULT_BUNDLE_DIR): Promise<string[]> {
   const esbuild = await import("esbuild");
   const result = await esbuild.build({
     absWorkingDir: PACKAGE_ROOT,

@@ -13,6 +13,7 @@ import pg from "pg";
 import { afterAll, describe } from "vitest";
 import type { PolarService } from "../../src/api/service.js";
 import { createService, type ServiceOptions } from "../../src/service/service.js";
+import { sharedWorkerPool } from "./worker-pool.js";
 
 export interface ServiceEngine {
   readonly name: "pglite" | "sqlite" | "postgres";
@@ -102,13 +103,18 @@ export function describeServiceEngines(
   }
 }
 
-function engine(name: ServiceEngine["name"], options: ServiceOptions): ServiceEngine {
+function engine(name: ServiceEngine["name"], given: ServiceOptions): ServiceEngine {
+  // The process's pool unless the test chose how the service plans.
+  const ownPlanning = given.pool !== undefined || given.workers !== undefined;
+  const withPool = (): ServiceOptions =>
+    ownPlanning ? given : { ...given, pool: sharedWorkerPool() };
   const cleanups: (() => Promise<void>)[] = [];
   let shared: Promise<PolarService> | undefined;
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
   async function fresh(): Promise<PolarService> {
+    const options = withPool();
     if (name !== "postgres") {
       const service = await createService({ ...options, embedded: name });
       cleanups.push(() => service.close());
