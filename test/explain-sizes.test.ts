@@ -16,10 +16,12 @@ import type { Program } from "../src/check/program.js";
 import { jsonTextOf } from "../src/evaluate/explain-json.js";
 import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
+import { serviceOver } from "../src/service/service.js";
 import { openStore } from "../src/store/store.js";
 import { describeServiceEngines } from "./support/central-services.js";
 import { type CheckedNode, check } from "./support/explain-checker.js";
 import { LONG } from "./support/runs.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const program: Program = (() => {
   const checked = checkPolicy([{ name: "policy.polar", text: FOLDER_POLICY }]);
@@ -101,15 +103,19 @@ describeServiceEngines(
   },
 );
 
-describe("the size limits of an explanation", () => {
+describe("a 3,000-deep chain", () => {
   const chain = folderCase("deep", 3000);
   let store: Awaited<ReturnType<typeof openStore>>;
+  let service: PolarService | undefined;
   beforeAll(async () => {
     store = await openStore({ embedded: "sqlite" });
     await store.setPolicy(FOLDER_POLICY, "policy.polar");
     await store.applyBatch([{ inserts: chain.facts as never }]);
   });
-  afterAll(() => store?.close());
+  afterAll(async () => {
+    // The service closes its store.
+    await (service ?? store)?.close();
+  });
 
   const explainWith = (limits: { explainNodes: number; explainBytes: number }) =>
     explainStored(store.db, program, chain.question, [], { limits });
@@ -135,15 +141,9 @@ describe("the size limits of an explanation", () => {
     const explained = await explainWith({ explainNodes: 9003, explainBytes: 2 ** 24 });
     expect(explained.allowed).toBe(true);
   });
-});
 
-describe("POST /api/explain on a 3,000-deep chain", () => {
-  it("answers 200 with the whole proof as JSON", async () => {
-    const { createService } = await import("../src/service/service.js");
-    const service = await createService({ limits: { requestMs: 120_000 } });
-    const chain = folderCase("deep", 3000);
-    await service.postPolicy({ src: FOLDER_POLICY, filename: "policy.polar" }, {});
-    await service.batch([{ inserts: chain.facts }]);
+  it("POST /api/explain answers 200 with the whole proof as JSON", async () => {
+    service = serviceOver(store, { limits: { requestMs: 120_000 }, pool: sharedWorkerPool() });
     const app = createApp({ service, apiKeys: ["k"], logger: silentLogger });
     const res = await app.request("/api/explain", {
       method: "POST",
@@ -155,6 +155,5 @@ describe("POST /api/explain on a 3,000-deep chain", () => {
     const json = (await res.json()) as { allowed: boolean; explanation: CheckedNode };
     expect(json.allowed).toBe(true);
     expect(depth(json.explanation)).toBe(3003);
-    await service.close();
   });
 });
