@@ -15,7 +15,11 @@ import type { GroundFact, Value } from "../src/core/value.js";
 import { indexFacts } from "../src/evaluate/index.js";
 import { askEverything } from "./support/central-answers.js";
 import type { CentralFamily } from "./support/central-families.js";
-import { describeServiceEngines, onEngineInTurn } from "./support/central-services.js";
+import {
+  describeServiceEngines,
+  factModesInTurn,
+  onEngineInTurn,
+} from "./support/central-services.js";
 import { propertyRuns } from "./support/runs.js";
 
 const RUNS = Number(process.env.CENTRAL_RUNS ?? propertyRuns(2, 8));
@@ -168,10 +172,7 @@ describeServiceEngines({ now: () => NOW }, "non-linear recursion on $name", (eng
   describe.each(FAMILIES.map((family, index) => ({ ...family, index })))("$name", (family) => {
     const program = programOf(family);
     const facts = fc.subarray([...family.space], { maxLength: Math.min(14, family.space.length) });
-    // The quick run asks each family's facts stored on one engine and sent as context on
-    // another (test/support/central-services.ts).
-    const stored = onEngineInTurn(family.index, engine);
-    const asContext = onEngineInTurn(family.index + 1, engine);
+    const [stored, asContext] = factModesInTurn(family.index, engine).map((way) => way.asked);
 
     it.skipIf(!stored)(
       "every central API agrees with the reference evaluator",

@@ -13,7 +13,7 @@ import type { GroundFact } from "../src/core/value.js";
 import { indexFacts } from "../src/evaluate/index.js";
 import { askEverything } from "./support/central-answers.js";
 import { CENTRAL_FAMILIES, type CentralFamily, NOW } from "./support/central-families.js";
-import { describeServiceEngines, onEngineInTurn } from "./support/central-services.js";
+import { describeServiceEngines, factModesInTurn } from "./support/central-services.js";
 import { openTestPglite } from "./support/pglite.js";
 import { propertyRuns } from "./support/runs.js";
 
@@ -50,40 +50,35 @@ describeServiceEngines({ now: () => NOW }, "central consistency on $name", (engi
         maxLength: Math.min(18, family.space.length),
       });
 
-      // The quick run asks each family both ways, each way on one engine: every engine answers
-      // every family, stored or as context (test/support/central-services.ts).
-      for (const [turn, mode] of (["stored", "context"] as const).entries()) {
-        it.skipIf(!onEngineInTurn(family.index + turn, engine))(
-          `facts ${mode}: every API agrees with the reference`,
-          async () => {
-            const service = await engine.service();
-            const policy = await service.postPolicy({ src: family.src, filename: family.file }, {});
-            expect([200, 202]).toContain(policy.status ?? 200);
-            let allowed = 0;
-            let questions = 0;
-            await fc.assert(
-              fc.asyncProperty(facts, async (chosen) => {
-                await service.clearData();
-                if (mode === "stored") await service.batch([{ inserts: wire(chosen) }]);
-                const found = await askEverything(family, {
-                  service,
-                  program,
-                  facts: indexFacts(chosen),
-                  contextFacts: mode === "context" ? chosen : [],
-                  runSql,
-                  now: NOW,
-                });
-                expect(found.mismatches).toEqual([]);
-                allowed += found.allowed;
-                questions += found.questions;
-              }),
-              // The whole space as one example: the property never holds vacuously.
-              { numRuns: RUNS, examples: [[[...family.space]]] },
-            );
-            expect(allowed).toBeGreaterThan(0);
-            expect(allowed).toBeLessThan(questions);
-          },
-        );
+      for (const { mode, asked } of factModesInTurn(family.index, engine)) {
+        it.skipIf(!asked)(`facts ${mode}: every API agrees with the reference`, async () => {
+          const service = await engine.service();
+          const policy = await service.postPolicy({ src: family.src, filename: family.file }, {});
+          expect([200, 202]).toContain(policy.status ?? 200);
+          let allowed = 0;
+          let questions = 0;
+          await fc.assert(
+            fc.asyncProperty(facts, async (chosen) => {
+              await service.clearData();
+              if (mode === "stored") await service.batch([{ inserts: wire(chosen) }]);
+              const found = await askEverything(family, {
+                service,
+                program,
+                facts: indexFacts(chosen),
+                contextFacts: mode === "context" ? chosen : [],
+                runSql,
+                now: NOW,
+              });
+              expect(found.mismatches).toEqual([]);
+              allowed += found.allowed;
+              questions += found.questions;
+            }),
+            // The whole space as one example: the property never holds vacuously.
+            { numRuns: RUNS, examples: [[[...family.space]]] },
+          );
+          expect(allowed).toBeGreaterThan(0);
+          expect(allowed).toBeLessThan(questions);
+        });
       }
     },
   );

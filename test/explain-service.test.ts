@@ -18,7 +18,7 @@ import { silentLogger } from "../src/http/logger.js";
 import { createService, serviceOver } from "../src/service/service.js";
 import { openStore } from "../src/store/store.js";
 import { CENTRAL_FAMILIES, type CentralFamily, NOW } from "./support/central-families.js";
-import { onEngineInTurn, serviceEngines } from "./support/central-services.js";
+import { factModesInTurn, serviceEngines } from "./support/central-services.js";
 import { type CheckedNode, check } from "./support/explain-checker.js";
 import { storeThrough } from "./support/watched-store.js";
 import { sharedWorkerPool } from "./support/worker-pool.js";
@@ -45,10 +45,8 @@ describe.each(serviceEngines({ now: () => NOW }))("explain on $name", (engine) =
         maxLength: Math.min(18, family.space.length),
       });
 
-      // The quick run explains each family both ways, each way on one engine: every engine
-      // explains every family, stored or as context (test/support/central-services.ts).
-      for (const [turn, mode] of (["stored", "context"] as const).entries()) {
-        it.skipIf(!onEngineInTurn(family.index + turn, engine))(
+      for (const { mode, asked } of factModesInTurn(family.index, engine)) {
+        it.skipIf(!asked)(
           `facts ${mode}: explain agrees with authorize and every tree checks`,
           async () => {
             const service = await engine.service();

@@ -101,6 +101,21 @@ export function onEngineInTurn(index: number, engine: Pick<ServiceEngine, "name"
 }
 
 /**
+ * The two ways family number `family` gives its facts, stored and sent as context, each with
+ * whether the quick run asks it on `engine` (`onEngineInTurn`): each way on another engine, so
+ * that every engine answers every family, one way or the other.
+ */
+export function factModesInTurn(
+  family: number,
+  engine: Pick<ServiceEngine, "name">,
+): readonly { readonly mode: "stored" | "context"; readonly asked: boolean }[] {
+  return (["stored", "context"] as const).map((mode, turn) => ({
+    mode,
+    asked: onEngineInTurn(family + turn, engine),
+  }));
+}
+
+/**
  * `describe.each(serviceEngines(options))`, except that without DATABASE_URL the PostgreSQL
  * suite is still registered, as skipped: its tests are counted and listed.
  */
