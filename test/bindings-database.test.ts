@@ -92,10 +92,6 @@ const engines: (Engine & { close(): Promise<void> })[] = [];
 beforeAll(async () => {
   engines.push(await pgliteEngine());
   if (databaseUrl) engines.push(await postgresEngine(databaseUrl));
-  else
-    console.warn(
-      "notice: DATABASE_URL is not set; bindings tests on the PostgreSQL server are skipped",
-    );
 });
 afterAll(async () => {
   for (const engine of engines) await engine.close();

@@ -20,6 +20,7 @@ import { type ServerHandle, startServer } from "../src/http/server.js";
 import { createService } from "../src/service/service.js";
 import { hostileId } from "./support/hostile-ids.js";
 import { propertyRuns } from "./support/runs.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 /** A port nothing listens on: bound, then released. */
 async function closedPort(): Promise<number> {
@@ -41,7 +42,7 @@ let policySrc: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "polar-sql-client-"));
   policySrc = await readFile(POLICY_FILE, "utf8");
-  service = await createService();
+  service = await createService({ pool: sharedWorkerPool() });
   await service.postPolicy({ src: policySrc, filename: "policy.polar" }, {});
   const facts = JSON.parse(await readFile("examples/quickstart/facts.json", "utf8"));
   await service.batch([{ inserts: facts }]);

@@ -16,10 +16,12 @@ import type { Program } from "../src/check/program.js";
 import { jsonTextOf } from "../src/evaluate/explain-json.js";
 import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
+import { serviceOver } from "../src/service/service.js";
 import { openStore } from "../src/store/store.js";
-import { describeServiceEngines } from "./support/central-services.js";
+import { describeServiceEngines, onEngineInTurn } from "./support/central-services.js";
 import { type CheckedNode, check } from "./support/explain-checker.js";
 import { LONG } from "./support/runs.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const program: Program = (() => {
   const checked = checkPolicy([{ name: "policy.polar", text: FOLDER_POLICY }]);
@@ -79,37 +81,55 @@ describeServiceEngines(
       return { authorized: authorized.allowed, sent };
     };
 
-    it.each(CASES)("$name: allowed, as authorize says, and the proof checks", async (c) => {
-      const { authorized, sent } = await explainCase(c);
-      expect(authorized).toBe(true);
-      expect(sent.allowed).toBe(true);
-      const facts = { stored: c.facts as never };
-      expect(check({ program, facts, now: 0n }, sent.explanation)).toEqual([]);
-      // A chain's proof climbs every folder: three levels to the first, one more per folder.
-      const size = Number(c.name.split("-")[1]);
-      expect(depth(sent.explanation)).toBe(c.name.startsWith("deep") ? size + 3 : 4);
-    });
+    // The quick run asks each case's allowed and denied forms on different engines, in turn
+    // (test/support/central-services.ts); POLAR_SQL_LONG=1 asks both on every engine.
+    for (const [index, c] of CASES.entries()) {
+      it.skipIf(!onEngineInTurn(index, engine))(
+        `${c.name}: allowed, as authorize says, and the proof checks`,
+        async () => {
+          const { authorized, sent } = await explainCase(c);
+          expect(authorized).toBe(true);
+          expect(sent.allowed).toBe(true);
+          const facts = { stored: c.facts as never };
+          expect(check({ program, facts, now: 0n }, sent.explanation)).toEqual([]);
+          // A chain's proof climbs every folder: three levels to the first, one more per folder.
+          const size = Number(c.name.split("-")[1]);
+          expect(depth(sent.explanation)).toBe(c.name.startsWith("deep") ? size + 3 : 4);
+        },
+      );
 
-    it.each(CASES.map(denied))("$name without the role: denied, as authorize says", async (c) => {
-      const { authorized, sent } = await explainCase(c);
-      expect(authorized).toBe(false);
-      expect(sent.allowed).toBe(false);
-      expect(
-        check({ program, facts: { stored: c.facts as never }, now: 0n }, sent.explanation),
-      ).toEqual([]);
-    });
+      it.skipIf(!onEngineInTurn(index + 1, engine))(
+        `${c.name} without the role: denied, as authorize says`,
+        async () => {
+          const without = denied(c);
+          const { authorized, sent } = await explainCase(without);
+          expect(authorized).toBe(false);
+          expect(sent.allowed).toBe(false);
+          expect(
+            check(
+              { program, facts: { stored: without.facts as never }, now: 0n },
+              sent.explanation,
+            ),
+          ).toEqual([]);
+        },
+      );
+    }
   },
 );
 
-describe("the size limits of an explanation", () => {
+describe("a 3,000-deep chain", () => {
   const chain = folderCase("deep", 3000);
   let store: Awaited<ReturnType<typeof openStore>>;
+  let service: PolarService | undefined;
   beforeAll(async () => {
     store = await openStore({ embedded: "sqlite" });
     await store.setPolicy(FOLDER_POLICY, "policy.polar");
     await store.applyBatch([{ inserts: chain.facts as never }]);
   });
-  afterAll(() => store?.close());
+  afterAll(async () => {
+    // The service closes its store.
+    await (service ?? store)?.close();
+  });
 
   const explainWith = (limits: { explainNodes: number; explainBytes: number }) =>
     explainStored(store.db, program, chain.question, [], { limits });
@@ -135,15 +155,9 @@ describe("the size limits of an explanation", () => {
     const explained = await explainWith({ explainNodes: 9003, explainBytes: 2 ** 24 });
     expect(explained.allowed).toBe(true);
   });
-});
 
-describe("POST /api/explain on a 3,000-deep chain", () => {
-  it("answers 200 with the whole proof as JSON", async () => {
-    const { createService } = await import("../src/service/service.js");
-    const service = await createService({ limits: { requestMs: 120_000 } });
-    const chain = folderCase("deep", 3000);
-    await service.postPolicy({ src: FOLDER_POLICY, filename: "policy.polar" }, {});
-    await service.batch([{ inserts: chain.facts }]);
+  it("POST /api/explain answers 200 with the whole proof as JSON", async () => {
+    service = serviceOver(store, { limits: { requestMs: 120_000 }, pool: sharedWorkerPool() });
     const app = createApp({ service, apiKeys: ["k"], logger: silentLogger });
     const res = await app.request("/api/explain", {
       method: "POST",
@@ -155,6 +169,5 @@ describe("POST /api/explain on a 3,000-deep chain", () => {
     const json = (await res.json()) as { allowed: boolean; explanation: CheckedNode };
     expect(json.allowed).toBe(true);
     expect(depth(json.explanation)).toBe(3003);
-    await service.close();
   });
 });

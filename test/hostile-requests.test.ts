@@ -8,6 +8,7 @@ import { bindingCalls, conjunctionOfOrs } from "../bench/hostile/policies.js";
 import { ApiError, type PolarService } from "../src/api/service.js";
 import { createApp } from "../src/http/app.js";
 import { createService, type ServiceOptions } from "../src/service/service.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const BASE = `actor User {}
 resource Doc {
@@ -30,7 +31,8 @@ async function serviceWith(policy: string, options: ServiceOptions = {}): Promis
   const key = JSON.stringify(options);
   let opening = services.get(key);
   if (!opening) {
-    opening = createService(options);
+    // Limits travel with each task: the services share the process's planning pool.
+    opening = createService({ ...options, pool: sharedWorkerPool() });
     services.set(key, opening);
   }
   const service = await opening;

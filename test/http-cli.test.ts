@@ -15,6 +15,7 @@ import type { ServerHandle } from "../src/http/server.js";
 import { createService, type ServiceOptions } from "../src/service/service.js";
 import { fakeService } from "./http-fake-service.js";
 import { describeEngines } from "./support/databases.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const POLICY = "examples/reference/12-2-nested-relations.polar";
 const BINDINGS = `facts:
@@ -316,7 +317,7 @@ describe("polar-sql sql errors", () => {
 let shared: PolarService | undefined;
 let closes = 0;
 async function sharedService(): Promise<PolarService> {
-  shared ??= await createService({});
+  shared ??= await createService({ pool: sharedWorkerPool() });
   return { ...shared, close: async () => void closes++ };
 }
 afterAll(async () => {

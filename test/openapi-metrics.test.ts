@@ -11,6 +11,7 @@ import { silentLogger } from "../src/http/logger.js";
 import { ROUTES } from "../src/http/routes.js";
 import { createService } from "../src/service/service.js";
 import { fakeService } from "./http-fake-service.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const KEY = "openapi-test-key";
 const auth = { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" };
@@ -109,7 +110,7 @@ describe("documented answers match real answers", () => {
   let service: PolarService;
   let app: ReturnType<typeof createApp>;
   beforeAll(async () => {
-    service = await createService();
+    service = await createService({ pool: sharedWorkerPool() });
     app = createApp({ service, apiKeys: [KEY], logger: silentLogger });
   });
   afterAll(async () => {

@@ -15,6 +15,7 @@ import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
 import { type ServerHandle, startServer } from "../src/http/server.js";
 import { createService } from "../src/service/service.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const KEY = "oso-client-v1-key";
 const POLICY = `actor User {}
@@ -54,7 +55,7 @@ interface Served {
 }
 
 async function serve(allowUnpagedList: boolean): Promise<Served> {
-  const service = await createService({ allowUnpagedList });
+  const service = await createService({ allowUnpagedList, pool: sharedWorkerPool() });
   const server = await startServer({
     app: createApp({ service, apiKeys: [KEY], logger: silentLogger }),
     port: 0,

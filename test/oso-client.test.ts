@@ -16,6 +16,7 @@ import { silentLogger } from "../src/http/logger.js";
 import { type ServerHandle, startServer } from "../src/http/server.js";
 import { createService } from "../src/service/service.js";
 import { testEngines } from "./support/databases.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const KEY = "oso-client-test-key";
 const POLICY = readFileSync("examples/reference/12-2-nested-relations.polar", "utf8");
@@ -46,7 +47,7 @@ let oso: Oso;
 let dir: string;
 
 beforeAll(async () => {
-  service = await createService({});
+  service = await createService({ pool: sharedWorkerPool() });
   server = await startServer({
     app: createApp({ service, apiKeys: [KEY], logger: silentLogger }),
     port: 0,

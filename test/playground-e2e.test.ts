@@ -8,7 +8,14 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, type CDPSession, chromium, type Page } from "playwright-core";
+import { inflateRawSync } from "node:zlib";
+import {
+  type Browser,
+  type BrowserContext,
+  type CDPSession,
+  chromium,
+  type Page,
+} from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkPolicySource, readFacts } from "../playground/src/engine.js";
 import { EXAMPLES } from "../playground/src/examples.js";
@@ -32,6 +39,12 @@ test "bob cannot push" {
 const FIRST_VISIT_LIMIT = 600 * 1024;
 /** A request for PGlite: its chunk (`sql-runner-…`) or its files. */
 const PGLITE_REQUEST = /sql-runner|pglite|initdb/;
+
+/** The state a `#s=…` fragment holds (playground/src/state.ts: JSON, deflate-raw, base64url). */
+function stateIn(fragment: string): Record<string, string> | null {
+  if (!fragment.startsWith("#s=")) return null;
+  return JSON.parse(inflateRawSync(Buffer.from(fragment.slice(3), "base64url")).toString("utf8"));
+}
 
 /** Bytes over the wire (compressed bodies and headers) and requests since the last `take()`. */
 function wireMeter(cdp: CDPSession) {
@@ -67,7 +80,7 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
   let url: string;
   let stopServer: () => void;
   let served: Promise<number>;
-  const profiles: string[] = [];
+  let browser: Browser | undefined;
   const contexts: BrowserContext[] = [];
   const problems: string[] = [];
   let page: Page;
@@ -75,13 +88,14 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
   let built: PlaygroundBuild;
   let wire: ReturnType<typeof wireMeter>;
 
+  /**
+   * A page in a new browser context: it shares no storage, cache or history with the others, as
+   * a browser of its own would, without starting Chromium again.
+   */
   async function freshBrowser(): Promise<Page> {
-    const profile = await mkdtemp(join(tmpdir(), "polar-sql-chromium-"));
-    profiles.push(profile);
-    const context = await chromium.launchPersistentContext(profile, {
+    browser ??= await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      viewport: { width: 1440, height: 900 },
       args: [
         "--no-sandbox",
         "--disable-gpu",
@@ -91,8 +105,9 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
         "--disable-sync",
       ],
     });
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     contexts.push(context);
-    const opened = context.pages()[0] ?? (await context.newPage());
+    const opened = await context.newPage();
     opened.on("console", (message) => {
       if (message.type() === "error") problems.push(`console: ${message.text()}`);
     });
@@ -157,9 +172,9 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
 
   afterAll(async () => {
     for (const context of contexts) await context.close();
+    await browser?.close();
     stopServer?.();
     await served;
-    for (const profile of profiles) await rm(profile, { recursive: true, force: true });
     if (site) await rm(site, { recursive: true, force: true });
   });
 
@@ -350,8 +365,12 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
     await question("User:link", "read", "Repository");
     await expect.poll(hash).not.toBe(before);
     expect(await hash()).toMatch(/^#s=[A-Za-z0-9_-]+$/);
-    // The fragment is written 250 ms after the last edit.
-    await page.waitForTimeout(600);
+    // The fragment is written 250 ms after the last edit: the one with every edit.
+    const written = async () => {
+      const state = stateIn(await hash());
+      return state && [state.facts?.includes(marker), state.actor, state.action, state.resource];
+    };
+    await expect.poll(written).toEqual([true, "User:link", "read", "Repository"]);
     await page.reload();
     await expect.poll(() => byId("answer").textContent()).toBe("1\n2\n3");
     expect(await byId("facts-editor").inputValue()).toContain(marker);

@@ -18,14 +18,26 @@ import {
 import { EXAMPLES } from "../playground/src/examples.js";
 import { openTestPglite } from "./support/pglite.js";
 
-describe.each(EXAMPLES)("example $name", ({ state }) => {
+/**
+ * One PGlite for the file (each start costs most of a second of CPU): each suite creates its
+ * tables in a schema of its own, and reads them through the search path.
+ */
+let opened: Promise<PGlite> | undefined;
+afterAll(async () => {
+  await (await opened)?.close();
+});
+async function databaseWith(schema: string, ddl: string): Promise<PGlite> {
+  opened ??= openTestPglite();
+  const db = await opened;
+  await db.exec(`CREATE SCHEMA ${schema}; SET search_path TO ${schema};`);
+  await db.exec(ddl);
+  return db;
+}
+
+describe.each(EXAMPLES)("example $name", ({ name, state }) => {
   let db: PGlite;
   beforeAll(async () => {
-    db = await openTestPglite();
-    await db.exec(state.schema);
-  });
-  afterAll(async () => {
-    await db.close();
+    db = await databaseWith(`example_${name}`, state.schema);
   });
 
   it("checks, reads its facts and passes its tests", () => {
@@ -85,11 +97,7 @@ describe("SQL for any policy", () => {
   const quickstart = EXAMPLES[0]!.state;
   let db: PGlite;
   beforeAll(async () => {
-    db = await openTestPglite();
-    await db.exec(quickstart.schema);
-  });
-  afterAll(async () => {
-    await db.close();
+    db = await databaseWith("any_policy", quickstart.schema);
   });
 
   /** Every question about `type` agrees between the evaluator and the SQL run on PGlite. */

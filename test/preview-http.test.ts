@@ -53,9 +53,11 @@ interface PreviewBody {
 }
 
 describeServiceEngines({ workers: 0 }, "POST /api/policy/preview on $name", (engine) => {
+  /** The file's service on the engine with the active policy and FACTS, and nothing else. */
   async function setup() {
-    const service = await engine.fresh();
+    const service = await engine.service();
     await service.postPolicy({ src: ACTIVE, filename: "active.polar" }, {});
+    await service.clearData();
     await service.batch([{ inserts: FACTS }]);
     const app = createApp({ service, apiKeys: [KEY], logger: silentLogger });
     const preview = async (body: unknown) => {

@@ -4,11 +4,11 @@
  * (a SQLite reader is ended and replaced, PostgreSQL cancels it); the store answers the next
  * statement. Through the service, such a request is a 422 naming `requestMs`.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeadlineExceeded } from "../src/core/deadline.js";
 import { serviceOver } from "../src/service/service.js";
 import type { SqlExecutor } from "../src/store/executor.js";
-import { openStore, type StoreOptions } from "../src/store/store.js";
+import { type FactStore, openStore, type StoreOptions } from "../src/store/store.js";
 import { serverSchema } from "./support/central-services.js";
 import { storeThrough } from "./support/watched-store.js";
 
@@ -47,38 +47,36 @@ if (databaseUrl) {
 }
 
 describe.each(cases)("statements on $name", ({ name, options }) => {
-  it("keep the event loop free, fail at their deadline, and the store answers after", async () => {
+  let store: FactStore;
+  let drop = none;
+  beforeAll(async () => {
     const opened = await options();
-    const store = await openStore(opened.options);
-    try {
-      let ticks = 0;
-      const ticking = setInterval(() => ticks++, 5);
-      const slow = store.db.query(SLOW[name]!, [], { deadline: Date.now() + 300 });
-      await expect(slow).rejects.toBeInstanceOf(DeadlineExceeded);
-      clearInterval(ticking);
-      // The loop ran its timers while the statement ran elsewhere.
-      expect(ticks).toBeGreaterThan(5);
-      // On PGlite the statement goes on in its thread, and the next one waits for it.
-      const [row] = await store.db.query<{ n: number | string }>("SELECT 1 AS n");
-      expect(Number(row!.n)).toBe(1);
-    } finally {
-      await store.close();
-      await opened.drop();
-    }
+    drop = opened.drop;
+    store = await openStore(opened.options);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await drop();
+  });
+
+  it("keep the event loop free, fail at their deadline, and the store answers after", async () => {
+    let ticks = 0;
+    const ticking = setInterval(() => ticks++, 5);
+    const slow = store.db.query(SLOW[name]!, [], { deadline: Date.now() + 300 });
+    await expect(slow).rejects.toBeInstanceOf(DeadlineExceeded);
+    clearInterval(ticking);
+    // The loop ran its timers while the statement ran elsewhere.
+    expect(ticks).toBeGreaterThan(5);
+    // On PGlite the statement goes on in its thread, and the next one waits for it.
+    const [row] = await store.db.query<{ n: number | string }>("SELECT 1 AS n");
+    expect(Number(row!.n)).toBe(1);
   });
 
   it("answer a statement that finishes before its deadline", async () => {
-    const opened = await options();
-    const store = await openStore(opened.options);
-    try {
-      const rows = await store.db.query<{ n: number | string }>("SELECT 2 AS n", [], {
-        deadline: Date.now() + 60_000,
-      });
-      expect(rows.map((row) => Number(row.n))).toEqual([2]);
-    } finally {
-      await store.close();
-      await opened.drop();
-    }
+    const rows = await store.db.query<{ n: number | string }>("SELECT 2 AS n", [], {
+      deadline: Date.now() + 60_000,
+    });
+    expect(rows.map((row) => Number(row.n))).toEqual([2]);
   });
 });
 

@@ -31,7 +31,8 @@ const EXTERNAL = [
   "esbuild",
 ];
 
-async function buildBundle(dir: string = DEFAULT_BUNDLE_DIR): Promise<string[]> {
+/** Writes the bundles into `dir`; returns their paths. */
+export async function buildBundle(dir: string = DEFAULT_BUNDLE_DIR): Promise<string[]> {
   const esbuild = await import("esbuild");
   const result = await esbuild.build({
     absWorkingDir: PACKAGE_ROOT,

@@ -13,6 +13,8 @@ import pg from "pg";
 import { afterAll, describe } from "vitest";
 import type { PolarService } from "../../src/api/service.js";
 import { createService, type ServiceOptions } from "../../src/service/service.js";
+import { LONG } from "./runs.js";
+import { sharedWorkerPool } from "./worker-pool.js";
 
 export interface ServiceEngine {
   readonly name: "pglite" | "sqlite" | "postgres";
@@ -71,14 +73,46 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
   }
 }
 
+/** The names of the engines this run can use, in the order `serviceEngines` lists them. */
+const ENGINE_NAMES: readonly ServiceEngine["name"][] = [
+  "pglite",
+  "sqlite",
+  ...(databaseUrl ? (["postgres"] as const) : []),
+];
+
 /**
  * The engines this run can use: the embedded stores (PGlite and SQLite) always, the server
  * when DATABASE_URL is set.
  */
 export function serviceEngines(options: ServiceOptions = {}): ServiceEngine[] {
-  const engines = [engine("pglite", options), engine("sqlite", options)];
-  if (databaseUrl) engines.push(engine("postgres", options));
-  return engines;
+  return ENGINE_NAMES.map((name) => engine(name, options));
+}
+
+/**
+ * Whether the quick run asks case number `index` of a suite on `engine`: each case on one of the
+ * engines, in turn, so that every case runs once and every engine answers a share of them.
+ * Under POLAR_SQL_LONG=1 (CI) every case runs on every engine.
+ *
+ * @example
+ * it.skipIf(!onEngineInTurn(2, engine))("…", …); // the quick run asks it on PGlite only
+ */
+export function onEngineInTurn(index: number, engine: Pick<ServiceEngine, "name">): boolean {
+  return LONG || index % ENGINE_NAMES.length === ENGINE_NAMES.indexOf(engine.name);
+}
+
+/**
+ * The two ways family number `family` gives its facts, stored and sent as context, each with
+ * whether the quick run asks it on `engine` (`onEngineInTurn`): each way on another engine, so
+ * that every engine answers every family, one way or the other.
+ */
+export function factModesInTurn(
+  family: number,
+  engine: Pick<ServiceEngine, "name">,
+): readonly { readonly mode: "stored" | "context"; readonly asked: boolean }[] {
+  return (["stored", "context"] as const).map((mode, turn) => ({
+    mode,
+    asked: onEngineInTurn(family + turn, engine),
+  }));
 }
 
 /**
@@ -102,13 +136,18 @@ export function describeServiceEngines(
   }
 }
 
-function engine(name: ServiceEngine["name"], options: ServiceOptions): ServiceEngine {
+function engine(name: ServiceEngine["name"], given: ServiceOptions): ServiceEngine {
+  // The process's pool unless the test chose how the service plans.
+  const ownPlanning = given.pool !== undefined || given.workers !== undefined;
+  const withPool = (): ServiceOptions =>
+    ownPlanning ? given : { ...given, pool: sharedWorkerPool() };
   const cleanups: (() => Promise<void>)[] = [];
   let shared: Promise<PolarService> | undefined;
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
   async function fresh(): Promise<PolarService> {
+    const options = withPool();
     if (name !== "postgres") {
       const service = await createService({ ...options, embedded: name });
       cleanups.push(() => service.close());

@@ -29,19 +29,14 @@ export interface TestEngine {
 }
 
 const databaseUrl = process.env.DATABASE_URL;
-let warned = false;
 
 /**
- * The engines this run can use. Without DATABASE_URL the PostgreSQL server is skipped with a
- * visible notice; CI sets it.
+ * The engines this run can use. Without DATABASE_URL the PostgreSQL server is skipped, with one
+ * notice for the run (test/support/global-setup.ts); CI sets it.
  */
 export function testEngines(): TestEngine[] {
   const engines: TestEngine[] = [pgliteEngine()];
   if (databaseUrl) engines.push(postgresEngine(databaseUrl));
-  else if (!warned) {
-    warned = true;
-    console.warn("notice: DATABASE_URL is not set; tests on the PostgreSQL server are skipped");
-  }
   return engines;
 }
 

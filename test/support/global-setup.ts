@@ -5,8 +5,9 @@
  * loaded through tsx, not vitest's runner: `import.meta.resolve`, which finds the image's
  * name, is missing there outside the workers.
  *
- * It also decides once whether the MariaDB tests run (test/support/mariadb.ts): the notice
- * that they are skipped is printed here, once for the run, not once per file.
+ * It also decides once whether the MariaDB tests run (test/support/mariadb.ts), and says once
+ * that the tests on the PostgreSQL server are skipped when DATABASE_URL is not set: these
+ * notices are printed here, once for the run, not once per worker or file.
  */
 import mysql from "mysql2";
 import { tsImport } from "tsx/esm/api";
@@ -16,6 +17,11 @@ type Setup = typeof import("../../src/store/pglite-setup.js");
 type Executor = typeof import("../../src/store/pglite-executor.js");
 
 export default async function setup(): Promise<void> {
+  if (!process.env.DATABASE_URL) {
+    console.warn(
+      "notice: DATABASE_URL is not set; the tests on the PostgreSQL server are skipped (DATABASE_URL=postgres://postgres@127.0.0.1:5432/test runs them)",
+    );
+  }
   await checkMariadb();
   await makePgliteImage();
 }
