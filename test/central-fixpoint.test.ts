@@ -8,7 +8,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../src/api/service.js";
+import { ApiError, type PolarService } from "../src/api/service.js";
 import { checkPolicy } from "../src/check/check.js";
 import type { Program } from "../src/check/program.js";
 import type { GroundFact, Value } from "../src/core/value.js";
@@ -128,6 +128,25 @@ function programOf(family: Pick<CentralFamily, "file" | "src">): Program {
 const wire = (facts: readonly GroundFact[]) =>
   facts.map((f) => ({ predicate: f.predicate, args: f.args.map((a) => ({ ...a })) }));
 
+/** The facts stored (after clearing the store's), then every question asked of them. */
+async function askStored(
+  service: PolarService,
+  family: CentralFamily,
+  program: Program,
+  chosen: readonly GroundFact[],
+) {
+  await service.clearData();
+  await service.batch([{ inserts: wire(chosen) }]);
+  return askEverything(family, {
+    service,
+    program,
+    facts: indexFacts(chosen),
+    contextFacts: [],
+    runSql: null,
+    now: NOW,
+  });
+}
+
 // ---------------------------------------------------------------- generated policies
 
 /** One atom of a generated body: a predicate over two nodes, maybe with its arguments swapped. */
@@ -184,16 +203,7 @@ describeServiceEngines({ now: () => NOW }, "non-linear recursion on $name", (eng
         let questions = 0;
         await fc.assert(
           fc.asyncProperty(facts, async (chosen) => {
-            await service.clearData();
-            await service.batch([{ inserts: wire(chosen) }]);
-            const found = await askEverything(family, {
-              service,
-              program,
-              facts: indexFacts(chosen),
-              contextFacts: [],
-              runSql: null,
-              now: NOW,
-            });
+            const found = await askStored(service, family, program, chosen);
             expect(found.mismatches).toEqual([]);
             allowed += found.allowed;
             questions += found.questions;
@@ -239,16 +249,7 @@ describeServiceEngines({ now: () => NOW }, "non-linear recursion on $name", (eng
           async (family, chosen) => {
             const program = programOf(family);
             await service.postPolicy({ src: family.src, filename: family.file }, {});
-            await service.clearData();
-            await service.batch([{ inserts: wire(chosen) }]);
-            const found = await askEverything(family, {
-              service,
-              program,
-              facts: indexFacts(chosen),
-              contextFacts: [],
-              runSql: null,
-              now: NOW,
-            });
+            const found = await askStored(service, family, program, chosen);
             expect(found.mismatches).toEqual([]);
           },
         ),

@@ -275,10 +275,10 @@ export function walk(
   const keys = keyTerms(call.args, dynamic, (i) => column(demand, `k${i}`, typeOf(i)));
   const absorbed = dynamic.length > 0 ? absorbPrefix(branch, prefix, keys) : null;
   const caller = absorbed ?? branch;
-  const at = absorbed
+  const callIndex = absorbed
     ? caller.sources.findIndex((ref) => ref.alias === branch.sources[index]!.alias)
     : index;
-  const args = (caller.sources[at]!.source as RecursiveCallSource).args;
+  const args = (caller.sources[callIndex]!.source as RecursiveCallSource).args;
   const inputs = args.map((arg, i) =>
     varying.includes(i) ? column(demand, `s${i}`, typeOf(i)) : arg,
   );
@@ -295,7 +295,7 @@ export function walk(
   return expansion.inlineExits(
     expansion,
     caller,
-    at,
+    callIndex,
     plan,
     [{ alias: demand, source: { kind: "cte", cte } }],
     {
