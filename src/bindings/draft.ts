@@ -25,12 +25,16 @@ import { formatSlot, isPolarName } from "./signature.js";
 
 export type { DraftOptions } from "./draft-facts.js";
 
-/** A signature as users write it: String constants that are names without `String:`. */
+/**
+ * A signature as users write it: String constants that are names without `String:`, except a
+ * name with `::`, which a bare slot would read as a type (`a::b` → type `a`).
+ */
 function signatureOf(draft: Pick<Draft, "predicate" | "slots">): string {
   const slots = draft.slots.map((slot) =>
     slot.kind === "constant" &&
     slot.type === "String" &&
     isPolarName(slot.value) &&
+    !slot.value.includes(":") &&
     slot.value !== "_"
       ? slot.value
       : formatSlot(slot),
