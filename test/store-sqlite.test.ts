@@ -8,9 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadBetterSqlite3 } from "../src/dialects/sqlite/better-sqlite3.js";
 import { serviceOver } from "../src/service/service.js";
 import type { StatementHints } from "../src/store/executor.js";
-import { openDatabase } from "../src/store/sqlite-connection.js";
+import { openDatabase, switchToWal } from "../src/store/sqlite-connection.js";
 import { openSqliteStore, SQLITE_FILE } from "../src/store/sqlite-store.js";
 import { openStore } from "../src/store/store.js";
 import { storeThrough } from "./support/watched-store.js";
@@ -129,6 +130,40 @@ describe("the SQLite executor", () => {
     expect(() => openDatabase(failing("unable to open database file"), "/nope/x")).toThrow(
       "unable to open database file",
     );
+  });
+
+  // The switch of a new file to WAL fails at once, whatever the busy timeout, while another
+  // connection holds the write lock: as happens when a store's threads open it together.
+  it("opens a new file while another connection holds its write lock, once it lets go", async () => {
+    const dir = freshDir();
+    const other = openDatabase(await loadBetterSqlite3(), join(dir, SQLITE_FILE));
+    other.exec("BEGIN IMMEDIATE");
+    const opening = openSqliteStore({ dataDir: dir });
+    await sleep(100);
+    other.exec("COMMIT");
+    const db = await opening;
+    try {
+      expect(await db.query("SELECT 1 AS one")).toEqual([{ one: 1 }]);
+      expect(other.pragma("journal_mode", { simple: true })).toBe("wal");
+    } finally {
+      await db.close();
+      other.close();
+    }
+  });
+
+  it("gives up the switch to WAL after its timeout while the lock is held", async () => {
+    const path = join(freshDir(), SQLITE_FILE);
+    const open = await loadBetterSqlite3();
+    const [holder, opener] = [openDatabase(open, path), openDatabase(open, path)];
+    holder.exec("BEGIN IMMEDIATE");
+    const started = Date.now();
+    await expect(switchToWal(opener, 60)).rejects.toThrow("database is locked");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(60);
+    holder.exec("COMMIT");
+    await switchToWal(opener, 60);
+    expect(holder.pragma("journal_mode", { simple: true })).toBe("wal");
+    holder.close();
+    opener.close();
   });
 
   it("reports a failing statement and goes on", async () => {

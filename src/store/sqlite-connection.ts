@@ -17,6 +17,9 @@ interface SqliteConnectionOptions {
   readonly temporary: boolean;
 }
 
+/** How long a statement waits for another connection's lock before it fails. */
+const BUSY_TIMEOUT_MS = 5000;
+
 /** How much of the database file is read through a memory map (2 GiB). */
 const MMAP_BYTES = 2 ** 31;
 
@@ -32,8 +35,8 @@ type Statement = Database.Statement<unknown[], Record<string, unknown>>;
 export async function openSqliteConnection(options: SqliteConnectionOptions): Promise<SqlExecutor> {
   const open = await loadBetterSqlite3();
   const db = openDatabase(open, options.path);
-  db.pragma("busy_timeout = 5000");
-  db.pragma("journal_mode = WAL");
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  await switchToWal(db, BUSY_TIMEOUT_MS);
   db.pragma(options.temporary ? "synchronous = OFF" : "synchronous = NORMAL");
   db.pragma("foreign_keys = OFF");
   // Every lookup of the fact table has its index; an automatic index only lets the planner
@@ -139,6 +142,30 @@ export async function openSqliteConnection(options: SqliteConnectionOptions): Pr
       db.close();
     },
   };
+}
+
+/**
+ * Puts the file in WAL mode, which it keeps. On a new file in rollback mode the switch reads
+ * the header and then writes it; when another connection opening the same file at once (a
+ * store's other threads, another process) holds the write lock, SQLite fails the switch at
+ * once instead of waiting (it would be a reader upgrading to a writer), so it is tried again
+ * until `timeoutMs`, as a statement waits for a lock.
+ */
+export async function switchToWal(db: Database.Database, timeoutMs: number): Promise<void> {
+  const giveUp = Date.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const mode = db.pragma("journal_mode = WAL", { simple: true });
+      if (mode !== "wal")
+        throw new Error(
+          `the SQLite store needs WAL mode, and the file stayed in ${String(mode)} mode`,
+        );
+      return;
+    } catch (cause) {
+      if ((cause as { code?: string }).code !== "SQLITE_BUSY" || Date.now() >= giveUp) throw cause;
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(2 ** attempt, 50)));
+  }
 }
 
 /** A reader was given a statement that writes: the writer runs it (src/store/sqlite-store.ts). */

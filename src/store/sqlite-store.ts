@@ -41,7 +41,8 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
     path: join(dir, SQLITE_FILE),
     temporary: temporary !== null,
   };
-  // All at once: each connection waits for another's lock (busy_timeout) while WAL is set up.
+  // All at once: on a new file, each connection's switch to WAL waits for the one that holds
+  // the lock to finish its own (switchToWal in src/store/sqlite-connection.ts).
   let writer: StoreThread;
   let readers: StoreThread[];
   try {
