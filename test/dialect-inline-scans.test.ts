@@ -1,13 +1,16 @@
 /**
- * Plain scans read from their tables on SQLite (src/lower/inline-scans.ts): which bindings are
- * inlined and which keep their CTE, and, for random rows and random spellings of the binding
- * queries, answers equal to the reference evaluator's on the real engine. The spellings
- * include a WHERE condition naming a column that the joined table has too (it must stay the
- * binding's own), and select items SQLite reads otherwise through a table (`"role"`, `AS`).
+ * Plain scans read from their tables on SQLite and PostgreSQL (src/lower/inline-scans.ts):
+ * which bindings are inlined, which add their condition to the reader's WHERE, and which keep
+ * their CTE; and, for random rows and random spellings of the binding queries, answers equal
+ * to the reference evaluator's on each real engine. The spellings include a WHERE condition
+ * naming a column that the joined table has too (it must stay the binding's own), a condition
+ * with a function (a subquery on SQLite, the CTE on PostgreSQL), and select items SQLite reads
+ * otherwise through a table (`"role"`, `AS`).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { PGlite } from "@electric-sql/pglite";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +18,7 @@ import { authorizeQuery, listQuery } from "../src/api/local.js";
 import type { GroundFact } from "../src/core/value.js";
 import { authorize, list } from "../src/evaluate/index.js";
 import { checked } from "./local-support.js";
+import { openTestPglite } from "./support/pglite.js";
 import { propertyRuns } from "./support/runs.js";
 
 const policy = checked(`actor User {}
@@ -33,6 +37,7 @@ const DOC_ROLES = [
   "SELECT user_id, role, doc_id FROM ils_roles WHERE doc_id IS NOT NULL", // inlined, subquery
   'SELECT user_id, "role", doc_id FROM ils_roles', // CTE: a quoted name
   "SELECT user_id, role AS r, doc_id FROM ils_roles", // CTE: not a bare column
+  "SELECT user_id, role, doc_id FROM ils_roles WHERE coalesce(doc_id, 0) > 0", // a function
 ] as const;
 const ORG_ROLES = [
   "SELECT user_id, role, org_id FROM ils_roles WHERE org_id IS NOT NULL", // `org_id` of both tables
@@ -41,6 +46,7 @@ const ORG_ROLES = [
 const DOC_ORGS = [
   "SELECT id, org_id FROM ils_docs",
   "SELECT id, org_id FROM ils_docs WHERE note <> 'hidden'",
+  "SELECT id, org_id FROM ils_docs WHERE note IN ('shown') AND org_id IS NOT NULL",
 ] as const;
 
 function yaml(spelling: readonly [number, number, number]): string {
@@ -104,7 +110,7 @@ function factsOf(rows: Rows, spelling: readonly [number, number, number]): Groun
     }
   }
   for (const [id, org, note] of rows.docs) {
-    if (org === null || (spelling[2] === 1 && note === "hidden")) continue;
+    if (org === null || (spelling[2] >= 1 && note === "hidden")) continue;
     facts.push({
       predicate: "has_relation",
       args: [
@@ -151,21 +157,18 @@ CREATE TABLE ils_docs (id integer PRIMARY KEY, org_id integer, note text)`);
     const plain = ask([0, 1, 0], "ann", 1);
     expect(plain).not.toContain("polar_c");
     expect(plain).toContain("from ils_roles as f0 where f0.user_id = 'ann' collate binary");
-    expect(ask([1, 0, 1], "ann", 1)).toMatch(
-      /\(select user_id, role, org_id from ils_roles where \(org_id IS NOT NULL\)\) as f\d/,
+    // Conditions on columns join the reader's WHERE, each under its own alias.
+    const conditions = ask([1, 0, 1], "ann", 1);
+    expect(conditions).not.toContain("polar_c");
+    expect(conditions).toContain("from ils_roles as f0 where (f0.doc_id IS NOT NULL)");
+    expect(conditions).toMatch(/\(f0\.note <> 'hidden'\) and \(f1\.org_id IS NOT NULL\)/);
+    expect(ask([4, 1, 0], "ann", 1)).toContain(
+      "from (select user_id, role, doc_id from ils_roles where (coalesce(doc_id, 0) > 0)) as f0",
     );
     const quoted = ask([2, 1, 0], "ann", 1);
     expect(quoted).toContain(`polar_c0(arg0, arg1, arg2) as not materialized (${DOC_ROLES[2]})`);
     expect(quoted).toContain("from polar_c0 as f0");
     expect(ask([3, 1, 0], "ann", 1)).toContain("from polar_c0 as f0");
-    // PostgreSQL keeps every binding in its CTE.
-    const body = {
-      query: { actor_type: "User", actor_id: "ann", action: "read", resource_type: "Doc" },
-      data_bindings: yaml([0, 1, 0]),
-    };
-    expect(
-      authorizeQuery(policy, { ...body, query: { ...body.query, resource_id: "1" } }).sql,
-    ).toContain("from polar_c0 as f0");
   });
 
   it("answer as the reference evaluator for every spelling", () => {
@@ -212,6 +215,77 @@ CREATE TABLE ils_docs (id integer PRIMARY KEY, org_id integer, note text)`);
         }
       }),
       { numRuns: propertyRuns(20, 100) },
+    );
+  });
+});
+
+describe("plain scans on PostgreSQL", () => {
+  let pg: PGlite;
+  beforeAll(async () => {
+    pg = await openTestPglite();
+    await pg.exec(`CREATE TABLE ils_roles (user_id text, role text, doc_id integer, org_id integer);
+CREATE TABLE ils_docs (id integer PRIMARY KEY, org_id integer, note text)`);
+  });
+  afterAll(async () => {
+    await pg.close();
+  });
+
+  const body = (spelling: readonly [number, number, number], actor: string) => ({
+    query: { actor_type: "User", actor_id: actor, action: "read", resource_type: "Doc" },
+    data_bindings: yaml(spelling),
+  });
+  const ask = (spelling: readonly [number, number, number], actor: string, doc: number) => {
+    const request = body(spelling, actor);
+    return authorizeQuery(policy, {
+      ...request,
+      query: { ...request.query, resource_id: `${doc}` },
+    }).sql;
+  };
+
+  it("are read from their tables where their condition joins the WHERE, else keep their CTE", () => {
+    const conditions = ask([1, 0, 2], "ann", 1);
+    expect(conditions).not.toContain("polar_c");
+    expect(conditions).toContain("from ils_roles as f0 where (f0.doc_id IS NOT NULL)");
+    expect(conditions).toContain("(f0.note IN ('shown') AND f0.org_id IS NOT NULL)");
+    const function_ = ask([4, 1, 0], "ann", 1);
+    expect(function_).toContain(`polar_c0(arg0, arg1, arg2) as not materialized (${DOC_ROLES[4]})`);
+    expect(function_).toContain("from polar_c0 as f0");
+  });
+
+  it("answer as the reference evaluator for every spelling", async () => {
+    const spellingArbitrary = fc.tuple(
+      fc.nat({ max: DOC_ROLES.length - 1 }),
+      fc.nat({ max: ORG_ROLES.length - 1 }),
+      fc.nat({ max: DOC_ORGS.length - 1 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(rowsArbitrary, spellingArbitrary, async (rows, spelling) => {
+        await pg.exec("DELETE FROM ils_roles; DELETE FROM ils_docs");
+        for (const row of rows.roles) {
+          await pg.query("INSERT INTO ils_roles VALUES ($1, $2, $3, $4)", [...row]);
+        }
+        for (const row of rows.docs) {
+          await pg.query("INSERT INTO ils_docs VALUES ($1, $2, $3)", [...row]);
+        }
+        const facts = factsOf(rows, spelling);
+        for (const actor of USERS) {
+          for (const id of [1, 2, 3, 4]) {
+            const { rows: answer } = await pg.query<{ allowed: boolean }>(ask(spelling, actor, id));
+            const doc = { type: "Doc", id: String(id) };
+            const expected = authorize(policy, facts, { type: "User", id: actor }, "read", doc);
+            expect(answer[0]!.allowed, `${actor} read ${id}`).toBe(expected);
+          }
+          const fragment = listQuery(policy, { ...body(spelling, actor), column: "d.id" }).sql;
+          const { rows: listed } = await pg.query<{ id: number }>(
+            `SELECT d.id FROM (VALUES (1), (2), (3), (4)) AS d(id) WHERE ${fragment}`,
+          );
+          const expected = list(policy, facts, { type: "User", id: actor }, "read", "Doc");
+          expect(listed.map((r) => String(r.id)).sort(), `list ${actor}`).toEqual(
+            [...expected].sort(),
+          );
+        }
+      }),
+      { numRuns: propertyRuns(10, 60) },
     );
   });
 });

@@ -126,11 +126,7 @@ function authorizeCase(
 const CASES: readonly QuestionCase[] = [
   authorizeCase("authorize: an owner reads (allowed)", "alice", "read", "1", {
     postgres: literalSql(
-      `with
-  polar_c0(arg0, arg1, arg2) as not materialized (SELECT user_id, role, doc_id FROM doc_roles),
-  polar_c1(arg0, arg2) as not materialized (SELECT id, folder_id FROM docs),
-  polar_c2(arg0, arg1, arg2) as not materialized (SELECT user_id, role, folder_id FROM folder_roles)
- select exists (select 1 from polar_c0 as f0 where cast(f0.arg0 as text) = 'alice' and f0.arg1 in ('viewer', 'owner') and f0.arg2 = 1 union all select 1 from polar_c1 as f0, polar_c2 as f1 where f0.arg0 = 1 and cast(f1.arg0 as text) = 'alice' and f1.arg1 = 'viewer' and f1.arg2 = f0.arg2) as allowed`,
+      `select exists (select 1 from doc_roles as f0 where cast(f0.user_id as text) = 'alice' and f0.role in ('viewer', 'owner') and f0.doc_id = 1 union all select 1 from docs as f0, folder_roles as f1 where f0.id = 1 and cast(f1.user_id as text) = 'alice' and f1.role = 'viewer' and f1.folder_id = f0.folder_id) as allowed`,
     ),
     mysql: literalSql(
       `with
@@ -145,9 +141,7 @@ const CASES: readonly QuestionCase[] = [
   }),
   authorizeCase("authorize: a folder's viewer edits (denied)", "bob", "edit", "2", {
     postgres: literalSql(
-      `with
-  polar_c0(arg0, arg1, arg2) as not materialized (SELECT user_id, role, doc_id FROM doc_roles)
- select exists (select 1 from polar_c0 as f0 where cast(f0.arg0 as text) = 'bob' and f0.arg1 = 'owner' and f0.arg2 = 2) as allowed`,
+      `select exists (select 1 from doc_roles as f0 where cast(f0.user_id as text) = 'bob' and f0.role = 'owner' and f0.doc_id = 2) as allowed`,
     ),
     mysql: literalSql(
       `with
@@ -184,7 +178,7 @@ const CASES: readonly QuestionCase[] = [
     expected: () => authorize(program, FACTS, user("bob"), "read", doc("2"), evaluated),
     sql: {
       postgres: {
-        sql: `with "polar_c0"("arg0", "arg1", "arg2") as not materialized (SELECT user_id, role, doc_id FROM doc_roles), "polar_c1"("arg0", "arg2") as not materialized (SELECT id, folder_id FROM docs), "polar_c2"("arg0", "arg1", "arg2") as not materialized (SELECT user_id, role, folder_id FROM folder_roles) select exists (select 1 from "polar_c0" as "f0" where cast("f0"."arg0" as text) = $1 and "f0"."arg1" in ('viewer', 'owner') and "f0"."arg2" = cast($2 as bigint) union all select 1 from "polar_c1" as "f0", "polar_c2" as "f1" where "f0"."arg0" = cast($3 as bigint) and cast("f1"."arg0" as text) = $4 and "f1"."arg1" = 'viewer' and "f1"."arg2" = "f0"."arg2") as "allowed"`,
+        sql: `select exists (select 1 from doc_roles as "f0" where cast(f0.user_id as text) = $1 and f0.role in ('viewer', 'owner') and f0.doc_id = cast($2 as bigint) union all select 1 from docs as "f0", folder_roles as "f1" where f0.id = cast($3 as bigint) and cast(f1.user_id as text) = $4 and f1.role = 'viewer' and f1.folder_id = f0.folder_id) as "allowed"`,
         parameters: ["bob", "2", "2", "bob"],
       },
       mysql: {
@@ -219,11 +213,7 @@ const CASES: readonly QuestionCase[] = [
     expected: () => sorted(actions(program, FACTS, user("alice"), doc("1"), evaluated)),
     sql: {
       postgres: literalSql(
-        `with
-  polar_c0(arg0, arg1, arg2) as not materialized (SELECT user_id, role, doc_id FROM doc_roles),
-  polar_c1(arg0, arg2) as not materialized (SELECT id, folder_id FROM docs),
-  polar_c2(arg0, arg1, arg2) as not materialized (SELECT user_id, role, folder_id FROM folder_roles)
- select distinct a.actions from (select cast('read' as text) as actions from polar_c0 as f0 where cast(f0.arg0 as text) = 'alice' and f0.arg1 in ('viewer', 'owner') and f0.arg2 = 1 union all select cast('read' as text) as actions from polar_c1 as f0, polar_c2 as f1 where f0.arg0 = 1 and cast(f1.arg0 as text) = 'alice' and f1.arg1 = 'viewer' and f1.arg2 = f0.arg2 union all select cast('edit' as text) as actions from polar_c0 as f0 where cast(f0.arg0 as text) = 'alice' and f0.arg1 = 'owner' and f0.arg2 = 1) as a`,
+        `select distinct a.actions from (select cast('read' as text) as actions from doc_roles as f0 where cast(f0.user_id as text) = 'alice' and f0.role in ('viewer', 'owner') and f0.doc_id = 1 union all select cast('read' as text) as actions from docs as f0, folder_roles as f1 where f0.id = 1 and cast(f1.user_id as text) = 'alice' and f1.role = 'viewer' and f1.folder_id = f0.folder_id union all select cast('edit' as text) as actions from doc_roles as f0 where cast(f0.user_id as text) = 'alice' and f0.role = 'owner' and f0.doc_id = 1) as a`,
       ),
       mysql: literalSql(
         `with
@@ -259,11 +249,7 @@ const CASES: readonly QuestionCase[] = [
     expected: () => sorted(list(program, FACTS, user("bob"), "read", "Doc", evaluated)),
     sql: {
       postgres: literalSql(
-        `docs.id in (with
-  polar_c0(arg0, arg1, arg2) as not materialized (SELECT user_id, role, doc_id FROM doc_roles),
-  polar_c1(arg0, arg2) as not materialized (SELECT id, folder_id FROM docs),
-  polar_c2(arg0, arg1, arg2) as not materialized (SELECT user_id, role, folder_id FROM folder_roles)
- select f0.arg2 from polar_c0 as f0 where cast(f0.arg0 as text) = 'bob' and f0.arg1 in ('viewer', 'owner') and f0.arg2 is not null union all select f0.arg0 from polar_c1 as f0, polar_c2 as f1 where cast(f1.arg0 as text) = 'bob' and f1.arg1 = 'viewer' and f1.arg2 = f0.arg2 and f0.arg0 is not null)`,
+        `docs.id in (select f0.doc_id from doc_roles as f0 where cast(f0.user_id as text) = 'bob' and f0.role in ('viewer', 'owner') and f0.doc_id is not null union all select f0.id from docs as f0, folder_roles as f1 where cast(f1.user_id as text) = 'bob' and f1.role = 'viewer' and f1.folder_id = f0.folder_id and f0.id is not null)`,
       ),
       mysql: literalSql(
         `docs.id in (with
@@ -321,9 +307,7 @@ const CASES: readonly QuestionCase[] = [
       ),
     sql: {
       postgres: literalSql(
-        `with
-  polar_c0(arg0, arg1, arg2) as not materialized (SELECT user_id, role, doc_id FROM doc_roles)
- select distinct f0.arg0 as "user_id", f1.arg0 as "doc_id" from (values (cast('alice' as text)), (cast('bob' as text)), (cast('carol' as text))) as f0(arg0), (values (1), (2), (3)) as f1(arg0), polar_c0 as f2 where cast(f2.arg0 as text) = f0.arg0 and f2.arg1 = 'owner' and f2.arg2 = f1.arg0`,
+        `select distinct f0.arg0 as "user_id", f1.arg0 as "doc_id" from (values (cast('alice' as text)), (cast('bob' as text)), (cast('carol' as text))) as f0(arg0), (values (1), (2), (3)) as f1(arg0), doc_roles as f2 where cast(f2.user_id as text) = f0.arg0 and f2.role = 'owner' and f2.doc_id = f1.arg0`,
       ),
       mysql: literalSql(
         `with

@@ -98,7 +98,7 @@ keys:
     expect(direct).toContain('"Crq"."Reports"."Owner" in (');
     // Unquoted, the names fold to lower case: another table and column.
     for (const column of ['crq."Reports"."Id"', '"Crq"."Reports".id']) {
-      expect(fragment(yaml, column)).toMatch(/ in \(with/);
+      expect(fragment(yaml, column)).toMatch(/ in \((with|select)/i);
     }
   });
 
@@ -120,7 +120,7 @@ keys:
     ["a key of two columns", bindings({ keys: "crq.reports: [id, owner_id]" }), "crq.reports.id"],
   ])("keeps the IN form for %s", (_what, yaml, column) => {
     const sql = fragment(yaml, column);
-    expect(sql).toMatch(/ in \(with/i);
+    expect(sql).toMatch(/ in \((with|select)/i);
     expect(sql).not.toContain("crq.reports.owner_id =");
   });
 });

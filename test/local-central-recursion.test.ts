@@ -78,13 +78,13 @@ describe("SQL in proportion to the question", () => {
     expect(few.length).toBeLessThan(2000);
     expect(few).not.toMatch(/with recursive/);
     // The manager's own reports and those below them: one branch, one list.
-    expect(few).toContain("f0.arg2 in (700, 2100, 2101, 2102)");
+    expect(few).toContain("f0.owner_id in (700, 2100, 2101, 2102)");
     expect(few).not.toMatch(/union/);
   });
 
   it("writes the top manager's whole reach as one array literal", () => {
     const top = fragment(1);
-    expect(top).toMatch(/f0\.arg2 = any\('\{3,4,5,9,/);
+    expect(top).toMatch(/f0\.owner_id = any\('\{3,4,5,9,/);
     expect(top).not.toMatch(/with recursive|union/);
     // About five bytes per id of the ~1,500 reached, not a table of every link.
     expect(top.length).toBeLessThan(12_000);

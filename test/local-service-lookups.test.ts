@@ -90,7 +90,7 @@ describe("stored facts read for local questions", () => {
     expect(await sqlFor("ada")).toBe("select false as allowed");
     await base.applyBatch([{ inserts: [role("ada", "member", "1"), role("bo", "admin", "2")] }]);
     // A new data version: the shape of has_role is read again, and ada's role is inlined.
-    expect(await sqlFor("ada")).toContain("f0.arg2 = 1)");
+    expect(await sqlFor("ada")).toContain("f0.org_id = 1)");
 
     await sqlFor("bo"); // the shapes of this version are known from here on
     const start = statements();
@@ -103,7 +103,7 @@ describe("stored facts read for local questions", () => {
   });
 
   it("inlines the roles it read: bo's admin role makes him a member of org 2", async () => {
-    expect(await sqlFor("bo")).toContain("f0.arg2 = 2)");
+    expect(await sqlFor("bo")).toContain("f0.org_id = 2)");
     expect(await sqlFor("nobody")).toBe("select false as allowed");
   });
 });

@@ -1,16 +1,21 @@
 /**
  * Bindings that are plain scans of one table, read from the table itself (`documents as f0`,
  * its columns by name) instead of through their CTE, for engines whose rules ask for it
- * (`inlineScans`). SQLite prepares a statement in time that grows with each CTE reference it
- * copies and flattens; the statement is prepared on every request, so for an
- * `authorize_query` this costs more than running it (bench/RESULTS.md, "Dialects").
+ * (`inlineScans`). A CTE reference costs the engine's planner more than a table: SQLite
+ * prepares a statement in time that grows with each CTE reference it copies and flattens, and
+ * PostgreSQL pulls each one up as a subquery; the statement is prepared on every request, so
+ * for an `authorize_query` this costs more than running it (bench/RESULTS.md, "Dialects" and
+ * "Local SQL against hand-written").
  *
- * A scan with a WHERE condition becomes `(select items from table where (condition)) as f0`:
- * the caller's condition names columns without a table, which only its own FROM resolves as
- * the binding meant. Only select items that are bare unquoted column names qualify, so that
- * `f0.<item>` names the very column the CTE read (SQLite reads an unknown `"name"` as a
- * string, and `true` or `current_date` as values). A binding read anywhere else (with central
- * rows appended, or without an alias) keeps its CTE.
+ * A scan with a WHERE condition that names only columns in plain comparisons (see
+ * src/bindings/column-condition.ts) adds it, qualified by the alias, to the WHERE of the SELECT
+ * that reads it. Any other condition makes it `(select items from table where (condition)) as
+ * f0` where the rules say `subqueries` (the caller's condition names columns without a table,
+ * which only its own FROM resolves as the binding meant), and keeps the CTE otherwise. Only
+ * select items that are bare unquoted column names qualify, so that `f0.<item>` names the very
+ * column the CTE read (SQLite reads an unknown `"name"` as a string, and `true` or
+ * `current_date` as values). A binding read anywhere else (with central rows appended, or
+ * without an alias) keeps its CTE.
  */
 import {
   AliasNode,
@@ -20,16 +25,23 @@ import {
   type ReferenceNode,
   type SelectQueryNode,
   TableNode,
+  WhereNode,
 } from "kysely";
+import { qualifiedCondition } from "../bindings/column-condition.js";
 import type { Binding } from "../bindings/types.js";
+import { DEFAULT_DIALECT } from "../dialects/registry.js";
 import { argColumn } from "../plan/ir.js";
 import { callerSql, conjunction, parens, select } from "../sql/nodes.js";
 import type { Lowering } from "./context.js";
 import { isFixedBlock } from "./fixed-rows.js";
 
-/** An inlined scan: the FROM item that replaces the CTE, and `argN` -> the item as written. */
+/**
+ * An inlined scan: the FROM item that replaces the CTE, the conditions it adds to the reader's
+ * WHERE under an alias, and `argN` -> the item as written.
+ */
 interface Inlined {
   readonly from: OperationNode;
+  readonly where: (alias: string) => readonly OperationNode[];
   readonly columns: ReadonlyMap<string, string>;
 }
 
@@ -77,6 +89,7 @@ export function inlineScans(
     byName.set(name, lowering.bindings.bindings[index]!);
   }
   const made = new Map<string, Inlined | null>();
+  const syntax = lowering.bindings.syntax ?? DEFAULT_DIALECT;
   const inlined = (name: string): Inlined | null => {
     if (made.has(name)) return made.get(name)!;
     const binding = byName.get(name);
@@ -84,15 +97,20 @@ export function inlineScans(
     let result: Inlined | null = null;
     if (binding && columns) {
       const scan = binding.scan!;
-      const from =
-        scan.conditions.length === 0
-          ? callerSql(scan.table)
-          : select({
-              selections: scan.items.map(callerSql),
-              from: [callerSql(scan.table)],
-              where: conjunction(scan.conditions.map((c) => parens(callerSql(c)))),
-            });
-      result = { from, columns };
+      const joins = (alias: string) =>
+        scan.conditions.map((condition) => qualifiedCondition(condition, alias, syntax));
+      if (joins("f").every((condition) => condition !== null)) {
+        const where = (alias: string) =>
+          joins(alias).map((condition) => parens(callerSql(condition!)));
+        result = { from: callerSql(scan.table), where, columns };
+      } else if (lowering.rules.inlineScans === "subqueries") {
+        const from = select({
+          selections: scan.items.map(callerSql),
+          from: [callerSql(scan.table)],
+          where: conjunction(scan.conditions.map((c) => parens(callerSql(c)))),
+        });
+        result = { from, where: () => [], columns };
+      }
     }
     made.set(name, result);
     return result;
@@ -126,12 +144,15 @@ class InlineTransformer extends OperationNodeTransformer {
     // The other operands of a UNION hang on the first SELECT but do not see its aliases.
     const { setOperations, ...core } = node;
     const scope = new Map<string, Inlined | null>();
+    const where: OperationNode[] = [];
     const froms = core.from?.froms.map((item) => {
       const named = aliasOf(item);
       if (!named) return item;
       const scan = named.name !== null && this.names.has(named.name) && this.inlined(named.name);
       scope.set(named.alias, scan || null);
-      return scan ? AliasNode.create(scan.from, (item as AliasNode).alias) : item;
+      if (!scan) return item;
+      where.push(...scan.where(named.alias));
+      return AliasNode.create(scan.from, (item as AliasNode).alias);
     });
     const replaced = froms ? { ...core, from: { ...core.from!, froms } } : core;
     this.#scopes.push(scope);
@@ -140,6 +161,10 @@ class InlineTransformer extends OperationNodeTransformer {
       result = super.transformSelectQuery(replaced as SelectQueryNode);
     } finally {
       this.#scopes.pop();
+    }
+    if (where.length > 0) {
+      const all = conjunction([...where, ...(result.where ? [result.where.where] : [])])!;
+      result = { ...result, where: WhereNode.create(all) };
     }
     if (!setOperations) return result;
     return { ...result, setOperations: setOperations.map((op) => this.transformNode(op)) };

@@ -91,11 +91,14 @@ export interface LoweringRules {
    */
   readonly rowsOperand?: (rows: readonly (readonly OperationNode[])[]) => SelectQueryNode;
   /**
-   * Whether bindings that are plain scans of one table are read from the table itself rather
-   * than through a CTE (src/lower/inline-scans.ts): SQLite prepares each CTE reference it
-   * flattens at a cost that, on every request, exceeds running the statement. Absent: never.
+   * Which bindings that are plain scans of one table are read from the table itself rather
+   * than through a CTE (src/lower/inline-scans.ts). `tables`: those whose condition can join
+   * the reader's WHERE (PostgreSQL plans each CTE reference it inlines as a subquery to pull
+   * up, which on an authorize_query costs more than running it); `subqueries`: those too, and
+   * any other plain scan as a subquery of its own (SQLite prepares each CTE reference it
+   * flattens at a cost that exceeds running the statement). Absent: never.
    */
-  readonly inlineScans?: boolean;
+  readonly inlineScans?: "tables" | "subqueries";
   /**
    * Whether an entity id is compared, as an untyped literal, with a column whose SQL type is
    * unknown (no `sql_types` entry): ids of the usual id types, which the column reads as its

@@ -76,6 +76,7 @@ export const postgres = {
   },
   recursion: "lateral",
   inlineHint: true,
+  inlineScans: "tables",
   arrayLiteral: true,
   // Ids of the usual id columns' types (docs/local-authorization.md, "Ids without sql_types").
   comparesUntyped: (id) =>

@@ -127,7 +127,7 @@ export const sqlite = {
   },
   recursion: "branches",
   inlineHint: true,
-  inlineScans: true,
+  inlineScans: "subqueries",
   castsRecursiveColumns: false,
   // An id compares directly unless a numeric column would read it as another number: text
   // never equals a number, and a canonical integer equals only itself
