@@ -126,7 +126,7 @@ function authorizeCase(
 const CASES: readonly QuestionCase[] = [
   authorizeCase("authorize: an owner reads (allowed)", "alice", "read", "1", {
     postgres: literalSql(
-      `select exists (select 1 from doc_roles as f0 where cast(f0.user_id as text) = 'alice' and f0.role in ('viewer', 'owner') and f0.doc_id = 1 union all select 1 from docs as f0, folder_roles as f1 where f0.id = 1 and cast(f1.user_id as text) = 'alice' and f1.role = 'viewer' and f1.folder_id = f0.folder_id) as allowed`,
+      `select exists (select 1 from doc_roles as f0 where cast(f0.user_id as text) = 'alice' and f0.role in ('viewer', 'owner') and f0.doc_id = 1) or exists (select 1 from docs as f0, folder_roles as f1 where f0.id = 1 and cast(f1.user_id as text) = 'alice' and f1.role = 'viewer' and f1.folder_id = f0.folder_id) as allowed`,
     ),
     mysql: literalSql(
       `with
@@ -178,7 +178,7 @@ const CASES: readonly QuestionCase[] = [
     expected: () => authorize(program, FACTS, user("bob"), "read", doc("2"), evaluated),
     sql: {
       postgres: {
-        sql: `select exists (select 1 from doc_roles as "f0" where cast(f0.user_id as text) = $1 and f0.role in ('viewer', 'owner') and f0.doc_id = cast($2 as bigint) union all select 1 from docs as "f0", folder_roles as "f1" where f0.id = cast($3 as bigint) and cast(f1.user_id as text) = $4 and f1.role = 'viewer' and f1.folder_id = f0.folder_id) as "allowed"`,
+        sql: `select exists (select 1 from doc_roles as "f0" where cast(f0.user_id as text) = $1 and f0.role in ('viewer', 'owner') and f0.doc_id = cast($2 as bigint)) or exists (select 1 from docs as "f0", folder_roles as "f1" where f0.id = cast($3 as bigint) and cast(f1.user_id as text) = $4 and f1.role = 'viewer' and f1.folder_id = f0.folder_id) as "allowed"`,
         parameters: ["bob", "2", "2", "bob"],
       },
       mysql: {

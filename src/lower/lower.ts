@@ -26,6 +26,7 @@ import {
   columnRef,
   conjunction,
   constant,
+  disjunction,
   parens,
   select,
   unary,
@@ -138,7 +139,9 @@ function lowerExists(lowering: Lowering, column: string): SelectQueryNode {
   if (branches.length === 0) return select({ selections: [aliased(constant(false), column)] });
   if (branches.some(isTrivial)) return select({ selections: [aliased(constant(true), column)] });
   const parts = branches.map((branch) => branchNode(lowering, branch, [constant(1)]));
-  const exists = unary("exists", union(parts, true));
+  const exists = lowering.rules.existsPerBranch
+    ? disjunction(parts.map((part) => unary("exists", part)))!
+    : unary("exists", union(parts, true));
   return withPrefix(lowering, select({ selections: [aliased(exists, column)] }));
 }
 

@@ -85,6 +85,12 @@ export interface LoweringRules {
   /** Whether binding CTEs may say `NOT MATERIALIZED` (inline them into the statement). */
   readonly inlineHint: boolean;
   /**
+   * Whether a yes/no question is `EXISTS (a) OR EXISTS (b) …`, one per branch, rather than
+   * `EXISTS (a UNION ALL b …)`: PostgreSQL plans the first in less time (bench/RESULTS.md,
+   * "Local SQL against hand-written"). Absent: the union.
+   */
+  readonly existsPerBranch?: boolean;
+  /**
    * The operand with which a UNION ALL appends known rows (central and context facts read
    * with a binding). Absent: one SELECT per row. SQLite, whose compound SELECTs stop at 500
    * terms, takes them as one `SELECT * FROM (VALUES …)`.

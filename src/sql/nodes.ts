@@ -16,6 +16,7 @@ import {
   OffsetNode,
   type OperationNode,
   OperatorNode,
+  OrNode,
   ParensNode,
   RawNode,
   ReferenceNode,
@@ -70,6 +71,11 @@ export function unary(op: "exists" | "not exists" | "not", operand: OperationNod
 export function conjunction(conditions: readonly OperationNode[]): OperationNode | null {
   if (conditions.length === 0) return null;
   return conditions.reduce((left, right) => AndNode.create(left, right));
+}
+
+export function disjunction(conditions: readonly OperationNode[]): OperationNode | null {
+  if (conditions.length === 0) return null;
+  return conditions.reduce((left, right) => OrNode.create(left, right));
 }
 
 export function cast(node: OperationNode, type: string): OperationNode {

@@ -77,6 +77,7 @@ export const postgres = {
   recursion: "lateral",
   inlineHint: true,
   inlineScans: "tables",
+  existsPerBranch: true,
   arrayLiteral: true,
   // Ids of the usual id columns' types (docs/local-authorization.md, "Ids without sql_types").
   comparesUntyped: (id) =>

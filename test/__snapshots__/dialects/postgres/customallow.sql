@@ -2,7 +2,7 @@
 with
   polar_c0(arg0, arg1, arg2) as not materialized (SELECT * FROM customallow_b0),
   polar_c1(arg0, arg1, arg2) as not materialized (SELECT * FROM customallow_b1)
- select exists (select 1 from polar_c0 as f0 where f0.arg0 = 'ada' and f0.arg1 = 'viewer' and f0.arg2 = 'q3' union all select 1 from polar_c1 as f0 where f0.arg0 = 'ada' and f0.arg1 = 'q3' and f0.arg2 > 1700000000) as allowed;
+ select exists (select 1 from polar_c0 as f0 where f0.arg0 = 'ada' and f0.arg1 = 'viewer' and f0.arg2 = 'q3') or exists (select 1 from polar_c1 as f0 where f0.arg0 = 'ada' and f0.arg1 = 'q3' and f0.arg2 > 1700000000) as allowed;
 
 -- actions
 with

@@ -2,7 +2,7 @@
 with
   polar_c0(arg0, arg1, arg2) as not materialized (SELECT * FROM globalroles_b1),
   polar_c1(arg0, arg1) as not materialized (SELECT * FROM globalroles_b0)
- select exists (select 1 from polar_c0 as f0 where cast(f0.arg0 as text) = 'ada' and f0.arg1 in ('member', 'lead') and f0.arg2 = 'core' union all select 1 from polar_c1 as f0 where cast(f0.arg0 as text) = 'ada' and f0.arg1 in ('support', 'superuser')) as allowed;
+ select exists (select 1 from polar_c0 as f0 where cast(f0.arg0 as text) = 'ada' and f0.arg1 in ('member', 'lead') and f0.arg2 = 'core') or exists (select 1 from polar_c1 as f0 where cast(f0.arg0 as text) = 'ada' and f0.arg1 in ('support', 'superuser')) as allowed;
 
 -- actions
 with
