@@ -129,11 +129,7 @@ const CASES: readonly QuestionCase[] = [
       `select exists (select 1 from doc_roles as f0 where cast(f0.user_id as text) = 'alice' and f0.role in ('viewer', 'owner') and f0.doc_id = 1) or exists (select 1 from docs as f0, folder_roles as f1 where f0.id = 1 and cast(f1.user_id as text) = 'alice' and f1.role = 'viewer' and f1.folder_id = f0.folder_id) as allowed`,
     ),
     mysql: literalSql(
-      `with
-  polar_c0(arg0, arg1, arg2) as (SELECT user_id, role, doc_id FROM doc_roles),
-  polar_c1(arg0, arg2) as (SELECT id, folder_id FROM docs),
-  polar_c2(arg0, arg1, arg2) as (SELECT user_id, role, folder_id FROM folder_roles)
- select exists (select 1 from polar_c0 as f0 where convert(cast(f0.arg0 as char(512) character set utf8mb4) using binary) = cast('alice' as binary) and f0.arg1 in (cast('viewer' as binary), cast('owner' as binary)) and f0.arg2 = 1 union all select 1 from polar_c1 as f0, polar_c2 as f1 where f0.arg0 = 1 and convert(cast(f1.arg0 as char(512) character set utf8mb4) using binary) = cast('alice' as binary) and f1.arg1 = cast('viewer' as binary) and f1.arg2 = f0.arg2) as allowed`,
+      `select exists (select 1 from doc_roles as f0 where convert(cast(f0.user_id as char(512) character set utf8mb4) using binary) = cast('alice' as binary) and f0.role in (cast('viewer' as binary), cast('owner' as binary)) and f0.doc_id = 1) or exists (select 1 from docs as f0, folder_roles as f1 where f0.id = 1 and convert(cast(f1.user_id as char(512) character set utf8mb4) using binary) = cast('alice' as binary) and f1.role = cast('viewer' as binary) and f1.folder_id = f0.folder_id) as allowed`,
     ),
     sqlite: literalSql(
       `select exists (select 1 from doc_roles as f0 where f0.user_id = 'alice' collate binary and f0.role collate binary in ('viewer', 'owner') and f0.doc_id = 1 union all select 1 from docs as f0, folder_roles as f1 where f0.id = 1 and f1.user_id = 'alice' collate binary and f1.role = 'viewer' collate binary and f1.folder_id = f0.folder_id) as allowed`,
@@ -144,9 +140,7 @@ const CASES: readonly QuestionCase[] = [
       `select exists (select 1 from doc_roles as f0 where cast(f0.user_id as text) = 'bob' and f0.role = 'owner' and f0.doc_id = 2) as allowed`,
     ),
     mysql: literalSql(
-      `with
-  polar_c0(arg0, arg1, arg2) as (SELECT user_id, role, doc_id FROM doc_roles)
- select exists (select 1 from polar_c0 as f0 where convert(cast(f0.arg0 as char(512) character set utf8mb4) using binary) = cast('bob' as binary) and f0.arg1 = cast('owner' as binary) and f0.arg2 = 2) as allowed`,
+      `select exists (select 1 from doc_roles as f0 where convert(cast(f0.user_id as char(512) character set utf8mb4) using binary) = cast('bob' as binary) and f0.role = cast('owner' as binary) and f0.doc_id = 2) as allowed`,
     ),
     sqlite: literalSql(
       `select exists (select 1 from doc_roles as f0 where f0.user_id = 'bob' collate binary and f0.role = 'owner' collate binary and f0.doc_id = 2) as allowed`,
@@ -182,7 +176,7 @@ const CASES: readonly QuestionCase[] = [
         parameters: ["bob", "2", "2", "bob"],
       },
       mysql: {
-        sql: `with \`polar_c0\`(\`arg0\`, \`arg1\`, \`arg2\`) as (SELECT user_id, role, doc_id FROM doc_roles), \`polar_c1\`(\`arg0\`, \`arg2\`) as (SELECT id, folder_id FROM docs), \`polar_c2\`(\`arg0\`, \`arg1\`, \`arg2\`) as (SELECT user_id, role, folder_id FROM folder_roles) select exists (select 1 from \`polar_c0\` as \`f0\` where convert(cast(\`f0\`.\`arg0\` as char(512) character set utf8mb4) using binary) = cast(? as binary) and \`f0\`.\`arg1\` in (cast('viewer' as binary), cast('owner' as binary)) and \`f0\`.\`arg2\` = cast(? as signed) union all select 1 from \`polar_c1\` as \`f0\`, \`polar_c2\` as \`f1\` where \`f0\`.\`arg0\` = cast(? as signed) and convert(cast(\`f1\`.\`arg0\` as char(512) character set utf8mb4) using binary) = cast(? as binary) and \`f1\`.\`arg1\` = cast('viewer' as binary) and \`f1\`.\`arg2\` = \`f0\`.\`arg2\`) as \`allowed\``,
+        sql: `select exists (select 1 from doc_roles as \`f0\` where convert(cast(f0.user_id as char(512) character set utf8mb4) using binary) = cast(? as binary) and f0.role in (cast('viewer' as binary), cast('owner' as binary)) and f0.doc_id = cast(? as signed)) or exists (select 1 from docs as \`f0\`, folder_roles as \`f1\` where f0.id = cast(? as signed) and convert(cast(f1.user_id as char(512) character set utf8mb4) using binary) = cast(? as binary) and f1.role = cast('viewer' as binary) and f1.folder_id = f0.folder_id) as \`allowed\``,
         parameters: ["bob", "2", "2", "bob"],
       },
       sqlite: {
@@ -216,11 +210,7 @@ const CASES: readonly QuestionCase[] = [
         `select distinct a.actions from (select cast('read' as text) as actions from doc_roles as f0 where cast(f0.user_id as text) = 'alice' and f0.role in ('viewer', 'owner') and f0.doc_id = 1 union all select cast('read' as text) as actions from docs as f0, folder_roles as f1 where f0.id = 1 and cast(f1.user_id as text) = 'alice' and f1.role = 'viewer' and f1.folder_id = f0.folder_id union all select cast('edit' as text) as actions from doc_roles as f0 where cast(f0.user_id as text) = 'alice' and f0.role = 'owner' and f0.doc_id = 1) as a`,
       ),
       mysql: literalSql(
-        `with
-  polar_c0(arg0, arg1, arg2) as (SELECT user_id, role, doc_id FROM doc_roles),
-  polar_c1(arg0, arg2) as (SELECT id, folder_id FROM docs),
-  polar_c2(arg0, arg1, arg2) as (SELECT user_id, role, folder_id FROM folder_roles)
- select convert(min(d.actions) using utf8mb4) as actions from (select 'read' as actions from polar_c0 as f0 where convert(cast(f0.arg0 as char(512) character set utf8mb4) using binary) = cast('alice' as binary) and f0.arg1 in (cast('viewer' as binary), cast('owner' as binary)) and f0.arg2 = 1 union all select 'read' as actions from polar_c1 as f0, polar_c2 as f1 where f0.arg0 = 1 and convert(cast(f1.arg0 as char(512) character set utf8mb4) using binary) = cast('alice' as binary) and f1.arg1 = cast('viewer' as binary) and f1.arg2 = f0.arg2 union all select 'edit' as actions from polar_c0 as f0 where convert(cast(f0.arg0 as char(512) character set utf8mb4) using binary) = cast('alice' as binary) and f0.arg1 = cast('owner' as binary) and f0.arg2 = 1) as d group by cast(d.actions as binary)`,
+        `select convert(min(d.actions) using utf8mb4) as actions from (select 'read' as actions from doc_roles as f0 where convert(cast(f0.user_id as char(512) character set utf8mb4) using binary) = cast('alice' as binary) and f0.role in (cast('viewer' as binary), cast('owner' as binary)) and f0.doc_id = 1 union all select 'read' as actions from docs as f0, folder_roles as f1 where f0.id = 1 and convert(cast(f1.user_id as char(512) character set utf8mb4) using binary) = cast('alice' as binary) and f1.role = cast('viewer' as binary) and f1.folder_id = f0.folder_id union all select 'edit' as actions from doc_roles as f0 where convert(cast(f0.user_id as char(512) character set utf8mb4) using binary) = cast('alice' as binary) and f0.role = cast('owner' as binary) and f0.doc_id = 1) as d group by cast(d.actions as binary)`,
       ),
       sqlite: literalSql(
         `select distinct a.actions from (select 'read' as actions from doc_roles as f0 where f0.user_id = 'alice' collate binary and f0.role collate binary in ('viewer', 'owner') and f0.doc_id = 1 union all select 'read' as actions from docs as f0, folder_roles as f1 where f0.id = 1 and f1.user_id = 'alice' collate binary and f1.role = 'viewer' collate binary and f1.folder_id = f0.folder_id union all select 'edit' as actions from doc_roles as f0 where f0.user_id = 'alice' collate binary and f0.role = 'owner' collate binary and f0.doc_id = 1) as a`,
@@ -252,11 +242,7 @@ const CASES: readonly QuestionCase[] = [
         `docs.id in (select f0.doc_id from doc_roles as f0 where cast(f0.user_id as text) = 'bob' and f0.role in ('viewer', 'owner') and f0.doc_id is not null union all select f0.id from docs as f0, folder_roles as f1 where cast(f1.user_id as text) = 'bob' and f1.role = 'viewer' and f1.folder_id = f0.folder_id and f0.id is not null)`,
       ),
       mysql: literalSql(
-        `docs.id in (with
-  polar_c0(arg0, arg1, arg2) as (SELECT user_id, role, doc_id FROM doc_roles),
-  polar_c1(arg0, arg2) as (SELECT id, folder_id FROM docs),
-  polar_c2(arg0, arg1, arg2) as (SELECT user_id, role, folder_id FROM folder_roles)
- select d.c from (select f0.arg2 as c from polar_c0 as f0 where convert(cast(f0.arg0 as char(512) character set utf8mb4) using binary) = cast('bob' as binary) and f0.arg1 in (cast('viewer' as binary), cast('owner' as binary)) and f0.arg2 is not null union all select f0.arg0 from polar_c1 as f0, polar_c2 as f1 where convert(cast(f1.arg0 as char(512) character set utf8mb4) using binary) = cast('bob' as binary) and f1.arg1 = cast('viewer' as binary) and f1.arg2 = f0.arg2 and f0.arg0 is not null) as d)`,
+        `docs.id in (select d.c from (select f0.doc_id as c from doc_roles as f0 where convert(cast(f0.user_id as char(512) character set utf8mb4) using binary) = cast('bob' as binary) and f0.role in (cast('viewer' as binary), cast('owner' as binary)) and f0.doc_id is not null union all select f0.id from docs as f0, folder_roles as f1 where convert(cast(f1.user_id as char(512) character set utf8mb4) using binary) = cast('bob' as binary) and f1.role = cast('viewer' as binary) and f1.folder_id = f0.folder_id and f0.id is not null) as d)`,
       ),
       sqlite: literalSql(
         `docs.id in (select f0.doc_id from doc_roles as f0 where f0.user_id = 'bob' collate binary and f0.role collate binary in ('viewer', 'owner') and f0.doc_id is not null union all select f0.id from docs as f0, folder_roles as f1 where f1.user_id = 'bob' collate binary and f1.role = 'viewer' collate binary and f1.folder_id = f0.folder_id and f0.id is not null)`,
@@ -310,9 +296,7 @@ const CASES: readonly QuestionCase[] = [
         `select distinct f0.arg0 as "user_id", f1.arg0 as "doc_id" from (values (cast('alice' as text)), (cast('bob' as text)), (cast('carol' as text))) as f0(arg0), (values (1), (2), (3)) as f1(arg0), doc_roles as f2 where cast(f2.user_id as text) = f0.arg0 and f2.role = 'owner' and f2.doc_id = f1.arg0`,
       ),
       mysql: literalSql(
-        `with
-  polar_c0(arg0, arg1, arg2) as (SELECT user_id, role, doc_id FROM doc_roles)
- select convert(min(d.\`user_id\`) using utf8mb4) as \`user_id\`, d.\`doc_id\` as \`doc_id\` from (select f0.arg0 as \`user_id\`, f1.arg0 as \`doc_id\` from (select 'alice' as arg0 union all select 'bob' as arg0 union all select 'carol' as arg0) as f0, (select 1 as arg0 union all select 2 as arg0 union all select 3 as arg0) as f1, polar_c0 as f2 where convert(cast(f2.arg0 as char(512) character set utf8mb4) using binary) = cast(f0.arg0 as binary) and f2.arg1 = cast('owner' as binary) and f2.arg2 = f1.arg0) as d group by cast(d.\`user_id\` as binary), d.\`doc_id\``,
+        `select convert(min(d.\`user_id\`) using utf8mb4) as \`user_id\`, d.\`doc_id\` as \`doc_id\` from (select f0.arg0 as \`user_id\`, f1.arg0 as \`doc_id\` from (select 'alice' as arg0 union all select 'bob' as arg0 union all select 'carol' as arg0) as f0, (select 1 as arg0 union all select 2 as arg0 union all select 3 as arg0) as f1, doc_roles as f2 where convert(cast(f2.user_id as char(512) character set utf8mb4) using binary) = cast(f0.arg0 as binary) and f2.role = cast('owner' as binary) and f2.doc_id = f1.arg0) as d group by cast(d.\`user_id\` as binary), d.\`doc_id\``,
       ),
       sqlite: literalSql(
         `select distinct f0.arg0 as "user_id", f1.arg0 as "doc_id" from (select v.column1 as arg0 from (values ('alice'), ('bob'), ('carol')) as v) as f0, (select v.column1 as arg0 from (values (1), (2), (3)) as v) as f1, doc_roles as f2 where f2.user_id collate binary in ('alice', 'bob', 'carol') and cast(f2.user_id as text) = f0.arg0 collate binary and f2.role = 'owner' collate binary and f2.doc_id = f1.arg0`,

@@ -22,6 +22,7 @@ import {
   IdentifierNode,
   type OperationNode,
   OperationNodeTransformer,
+  type RawNode,
   type ReferenceNode,
   type SelectQueryNode,
   TableNode,
@@ -43,6 +44,24 @@ interface Inlined {
   readonly from: OperationNode;
   readonly where: (alias: string) => readonly OperationNode[];
   readonly columns: ReadonlyMap<string, string>;
+}
+
+/**
+ * The caller's SQL this pass wrote, with the alias each piece reads (null for a table's name):
+ * a later pass that must know which aliases a SELECT reads (src/lower/union-reads.ts) can then
+ * tell these from SQL it cannot see into.
+ */
+const written = new WeakMap<OperationNode, string | null>();
+
+function writtenSql(text: string, alias: string | null): OperationNode {
+  const node = callerSql(text);
+  written.set(node, alias);
+  return node;
+}
+
+/** The alias a piece of SQL this pass wrote reads (null: none); undefined for other nodes. */
+export function inlinedReads(node: OperationNode): string | null | undefined {
+  return written.get(node);
 }
 
 /** Unquoted names; words SQLite reads as values when no column has the name are left out. */
@@ -101,8 +120,8 @@ export function inlineScans(
         scan.conditions.map((condition) => qualifiedCondition(condition, alias, syntax));
       if (joins("f").every((condition) => condition !== null)) {
         const where = (alias: string) =>
-          joins(alias).map((condition) => parens(callerSql(condition!)));
-        result = { from: callerSql(scan.table), where, columns };
+          joins(alias).map((condition) => parens(writtenSql(condition!, alias)));
+        result = { from: writtenSql(scan.table, null), where, columns };
       } else if (lowering.rules.inlineScans === "subqueries") {
         const from = select({
           selections: scan.items.map(callerSql),
@@ -170,6 +189,11 @@ class InlineTransformer extends OperationNodeTransformer {
     return { ...result, setOperations: setOperations.map((op) => this.transformNode(op)) };
   }
 
+  // The pieces this pass wrote are kept as they are, not copied (see `written`).
+  protected override transformRaw(node: RawNode): RawNode {
+    return written.has(node) ? node : super.transformRaw(node);
+  }
+
   protected override transformTable(node: TableNode): TableNode {
     const name = node.table.identifier.name;
     if (this.names.has(name)) this.kept.add(name);
@@ -186,7 +210,9 @@ class InlineTransformer extends OperationNodeTransformer {
       if (!scope.has(alias)) continue;
       const column = scope.get(alias)?.columns.get(node.column.column.name);
       // A raw node in place of the reference: the column as the binding writes it.
-      if (column !== undefined) return callerSql(`${alias}.${column}`) as unknown as ReferenceNode;
+      if (column !== undefined) {
+        return writtenSql(`${alias}.${column}`, alias) as unknown as ReferenceNode;
+      }
       break;
     }
     return super.transformReference(node);

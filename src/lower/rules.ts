@@ -86,8 +86,8 @@ export interface LoweringRules {
   readonly inlineHint: boolean;
   /**
    * Whether a yes/no question is `EXISTS (a) OR EXISTS (b) …`, one per branch, rather than
-   * `EXISTS (a UNION ALL b …)`: PostgreSQL plans the first in less time (bench/RESULTS.md,
-   * "Local SQL against hand-written"). Absent: the union.
+   * `EXISTS (a UNION ALL b …)`: PostgreSQL and MariaDB plan the first in less time
+   * (bench/RESULTS.md, "Local SQL against hand-written" and "Dialects"). Absent: the union.
    */
   readonly existsPerBranch?: boolean;
   /**
@@ -99,8 +99,8 @@ export interface LoweringRules {
   /**
    * Which bindings that are plain scans of one table are read from the table itself rather
    * than through a CTE (src/lower/inline-scans.ts). `tables`: those whose condition can join
-   * the reader's WHERE (PostgreSQL plans each CTE reference it inlines as a subquery to pull
-   * up, which on an authorize_query costs more than running it); `subqueries`: those too, and
+   * the reader's WHERE (PostgreSQL and MariaDB plan each CTE reference as a subquery, which on
+   * an authorize_query costs more than running it); `subqueries`: those too, and
    * any other plain scan as a subquery of its own (SQLite prepares each CTE reference it
    * flattens at a cost that exceeds running the statement). Absent: never.
    */

@@ -22,6 +22,7 @@ import {
 } from "kysely";
 import { aliased, columnRef, select } from "../sql/nodes.js";
 import { isFixedBlock } from "./fixed-rows.js";
+import { inlinedReads } from "./inline-scans.js";
 
 /**
  * The statement body with every UNION operand that reads one of `recursive` (CTE names)
@@ -78,6 +79,11 @@ class Isolator extends OperationNodeTransformer {
     });
   }
 
+  // Scans read from their tables must stay recognizable to `correlated` (src/lower/inline-scans.ts).
+  protected override transformRaw(node: RawNode): RawNode {
+    return inlinedReads(node) === undefined ? super.transformRaw(node) : node;
+  }
+
   #isolated(node: SelectQueryNode): SelectQueryNode {
     if (!readsDirectly(node, this.recursive) || correlated(node) || selectsAll(node)) return node;
     const alias = `${this.prefix}u${this.#count++}`;
@@ -113,7 +119,8 @@ function selectsAll(node: SelectQueryNode): boolean {
 
 /**
  * Whether the SELECT reads a table alias it does not declare (a correlated subquery), or the
- * caller's SQL: MariaDB's derived tables cannot see the enclosing query.
+ * caller's SQL other than a scan read from its table (whose aliases are known): MariaDB's
+ * derived tables cannot see the enclosing query.
  */
 function correlated(node: SelectQueryNode): boolean {
   const declared = new Set<string>();
@@ -132,7 +139,11 @@ function correlated(node: SelectQueryNode): boolean {
       const table = (value as ReferenceNode).table;
       if (table) referenced.push(table.table.identifier.name);
     } else if (kind === "RawNode" && (value as RawNode).parameters.length === 0) {
-      raw ||= (value as RawNode).sqlFragments.some((text) => text.trim() !== "");
+      const reads = inlinedReads(value as RawNode);
+      if (reads) referenced.push(reads);
+      else if (reads === undefined) {
+        raw ||= (value as RawNode).sqlFragments.some((text) => text.trim() !== "");
+      }
     }
     for (const child of Object.values(value)) visit(child);
   };

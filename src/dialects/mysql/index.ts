@@ -219,6 +219,8 @@ export const mysql = {
   },
   recursion: "joined",
   inlineHint: false,
+  inlineScans: "tables",
+  existsPerBranch: true,
   castsRecursiveColumns: true,
   maxRecursiveReads: 6,
   isolatesRecursiveReads: true,

@@ -5,7 +5,7 @@ with
   polar_c2(arg0) as (SELECT * FROM attributes_b2),
   polar_c3(arg0, arg1) as (SELECT * FROM attributes_b4),
   polar_c4(arg0, arg1) as (SELECT * FROM attributes_b5)
- select exists (select 1 from polar_c0 as f0, polar_c1 as f1 where not exists (select 1 from polar_c2 as f2 where f2.arg0 = cast('00000000-0000-0000-0000-000000000001' as binary)) and f0.arg0 = cast('00000000-0000-0000-0000-000000000001' as binary) and f1.arg0 = cast('ada' as binary) and f1.arg1 = cast('member' as binary) and f1.arg2 = cast(f0.arg2 as binary) union all select 1 from polar_c3 as f0 where f0.arg0 = cast('00000000-0000-0000-0000-000000000001' as binary) and f0.arg1 = true union all select 1 from polar_c2 as f0, polar_c4 as f1 where f0.arg0 = cast('00000000-0000-0000-0000-000000000001' as binary) and f1.arg0 = cast('ada' as binary) and f1.arg1 >= 3) as allowed;
+ select exists (select 1 from polar_c0 as f0, polar_c1 as f1 where not exists (select 1 from polar_c2 as f2 where f2.arg0 = cast('00000000-0000-0000-0000-000000000001' as binary)) and f0.arg0 = cast('00000000-0000-0000-0000-000000000001' as binary) and f1.arg0 = cast('ada' as binary) and f1.arg1 = cast('member' as binary) and f1.arg2 = cast(f0.arg2 as binary)) or exists (select 1 from polar_c3 as f0 where f0.arg0 = cast('00000000-0000-0000-0000-000000000001' as binary) and f0.arg1 = true) or exists (select 1 from polar_c2 as f0, polar_c4 as f1 where f0.arg0 = cast('00000000-0000-0000-0000-000000000001' as binary) and f1.arg0 = cast('ada' as binary) and f1.arg1 >= 3) as allowed;
 
 -- actions
 with

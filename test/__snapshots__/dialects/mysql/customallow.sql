@@ -2,7 +2,7 @@
 with
   polar_c0(arg0, arg1, arg2) as (SELECT * FROM customallow_b0),
   polar_c1(arg0, arg1, arg2) as (SELECT * FROM customallow_b1)
- select exists (select 1 from polar_c0 as f0 where f0.arg0 = cast('ada' as binary) and f0.arg1 = cast('viewer' as binary) and f0.arg2 = cast('q3' as binary) union all select 1 from polar_c1 as f0 where f0.arg0 = cast('ada' as binary) and f0.arg1 = cast('q3' as binary) and f0.arg2 > 1700000000) as allowed;
+ select exists (select 1 from polar_c0 as f0 where f0.arg0 = cast('ada' as binary) and f0.arg1 = cast('viewer' as binary) and f0.arg2 = cast('q3' as binary)) or exists (select 1 from polar_c1 as f0 where f0.arg0 = cast('ada' as binary) and f0.arg1 = cast('q3' as binary) and f0.arg2 > 1700000000) as allowed;
 
 -- actions
 with

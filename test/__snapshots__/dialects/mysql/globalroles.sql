@@ -2,7 +2,7 @@
 with
   polar_c0(arg0, arg1, arg2) as (SELECT * FROM globalroles_b1),
   polar_c1(arg0, arg1) as (SELECT * FROM globalroles_b0)
- select exists (select 1 from polar_c0 as f0 where convert(cast(f0.arg0 as char(512) character set utf8mb4) using binary) = cast('ada' as binary) and f0.arg1 in (cast('member' as binary), cast('lead' as binary)) and f0.arg2 = cast('core' as binary) union all select 1 from polar_c1 as f0 where convert(cast(f0.arg0 as char(512) character set utf8mb4) using binary) = cast('ada' as binary) and f0.arg1 in (cast('support' as binary), cast('superuser' as binary))) as allowed;
+ select exists (select 1 from polar_c0 as f0 where convert(cast(f0.arg0 as char(512) character set utf8mb4) using binary) = cast('ada' as binary) and f0.arg1 in (cast('member' as binary), cast('lead' as binary)) and f0.arg2 = cast('core' as binary)) or exists (select 1 from polar_c1 as f0 where convert(cast(f0.arg0 as char(512) character set utf8mb4) using binary) = cast('ada' as binary) and f0.arg1 in (cast('support' as binary), cast('superuser' as binary))) as allowed;
 
 -- actions
 with
