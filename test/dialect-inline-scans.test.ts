@@ -10,15 +10,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PGlite } from "@electric-sql/pglite";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorizeQuery, listQuery } from "../src/api/local.js";
 import type { GroundFact } from "../src/core/value.js";
 import { authorize, list } from "../src/evaluate/index.js";
+import { type EngineRunner, RUNNERS } from "./dialect-runners.js";
 import { checked } from "./local-support.js";
-import { openTestPglite } from "./support/pglite.js";
 import { propertyRuns } from "./support/runs.js";
 
 const policy = checked(`actor User {}
@@ -49,10 +48,12 @@ const DOC_ORGS = [
   "SELECT id, org_id FROM ils_docs WHERE note IN ('shown') AND org_id IS NOT NULL",
 ] as const;
 
-function yaml(spelling: readonly [number, number, number]): string {
+/** The bindings of a spelling; MySQL quotes the name with backticks (`"role"` is a string there). */
+function yaml(spelling: readonly [number, number, number], dialect = "sqlite"): string {
+  const docRoles = DOC_ROLES[spelling[0]]!;
   return `facts:
   "has_role(User:_, String:_, Doc:_)":
-    query: ${DOC_ROLES[spelling[0]]}
+    query: ${dialect === "mysql" ? docRoles.replace('"role"', "`role`") : docRoles}
   "has_role(User:_, String:_, Org:_)":
     query: ${ORG_ROLES[spelling[1]]}
   "has_relation(Doc:_, org, Org:_)":
@@ -219,40 +220,49 @@ CREATE TABLE ils_docs (id integer PRIMARY KEY, org_id integer, note text)`);
   });
 });
 
-describe("plain scans on PostgreSQL", () => {
-  let pg: PGlite;
+/** Rows of the tables as one INSERT each: constants of the arbitraries, safe to write. */
+function insertRows(rows: Rows): string {
+  const text = (value: string | number | null) =>
+    value === null ? "NULL" : typeof value === "number" ? String(value) : `'${value}'`;
+  const values = (table: string, list: readonly (readonly (string | number | null)[])[]) =>
+    list.length === 0
+      ? ""
+      : `INSERT INTO ${table} VALUES ${list.map((row) => `(${row.map(text).join(", ")})`).join(", ")};\n`;
+  return values("ils_roles", rows.roles) + values("ils_docs", rows.docs);
+}
+
+describe.each(["postgres", "mysql"] as const)("plain scans on %s", (dialect) => {
+  const open = RUNNERS[dialect];
+  let engine: EngineRunner;
   beforeAll(async () => {
-    pg = await openTestPglite();
-    await pg.exec(`CREATE TABLE ils_roles (user_id text, role text, doc_id integer, org_id integer);
-CREATE TABLE ils_docs (id integer PRIMARY KEY, org_id integer, note text)`);
-  });
-  afterAll(async () => {
-    await pg.close();
+    if (!open) return;
+    engine = await open();
+    await engine.exec(`CREATE TABLE ils_roles (user_id varchar(16), role varchar(16), doc_id integer, org_id integer);
+CREATE TABLE ils_docs (id integer PRIMARY KEY, org_id integer, note varchar(16))`);
   });
 
   const body = (spelling: readonly [number, number, number], actor: string) => ({
     query: { actor_type: "User", actor_id: actor, action: "read", resource_type: "Doc" },
-    data_bindings: yaml(spelling),
+    data_bindings: yaml(spelling, dialect),
   });
   const ask = (spelling: readonly [number, number, number], actor: string, doc: number) => {
     const request = body(spelling, actor);
-    return authorizeQuery(policy, {
-      ...request,
-      query: { ...request.query, resource_id: `${doc}` },
-    }).sql;
+    const query = { ...request.query, resource_id: `${doc}` };
+    return authorizeQuery(policy, { ...request, query }, { dialect }).sql;
   };
 
   it("are read from their tables where their condition joins the WHERE, else keep their CTE", () => {
     const conditions = ask([1, 0, 2], "ann", 1);
     expect(conditions).not.toContain("polar_c");
-    expect(conditions).toContain("from ils_roles as f0 where (f0.doc_id IS NOT NULL)");
+    expect(conditions).toMatch(/from ils_roles as f0 where \(f0\.doc_id IS NOT NULL\)/);
     expect(conditions).toContain("(f0.note IN ('shown') AND f0.org_id IS NOT NULL)");
     const function_ = ask([4, 1, 0], "ann", 1);
-    expect(function_).toContain(`polar_c0(arg0, arg1, arg2) as not materialized (${DOC_ROLES[4]})`);
+    expect(function_).toMatch(/polar_c0\(arg0, arg1, arg2\) as (not materialized )?\(/);
+    expect(function_).toContain(DOC_ROLES[4]);
     expect(function_).toContain("from polar_c0 as f0");
   });
 
-  it("answer as the reference evaluator for every spelling", async () => {
+  it.skipIf(!open)("answer as the reference evaluator for every spelling", async () => {
     const spellingArbitrary = fc.tuple(
       fc.nat({ max: DOC_ROLES.length - 1 }),
       fc.nat({ max: ORG_ROLES.length - 1 }),
@@ -260,24 +270,22 @@ CREATE TABLE ils_docs (id integer PRIMARY KEY, org_id integer, note text)`);
     );
     await fc.assert(
       fc.asyncProperty(rowsArbitrary, spellingArbitrary, async (rows, spelling) => {
-        await pg.exec("DELETE FROM ils_roles; DELETE FROM ils_docs");
-        for (const row of rows.roles) {
-          await pg.query("INSERT INTO ils_roles VALUES ($1, $2, $3, $4)", [...row]);
-        }
-        for (const row of rows.docs) {
-          await pg.query("INSERT INTO ils_docs VALUES ($1, $2, $3)", [...row]);
-        }
+        await engine.exec(`DELETE FROM ils_roles; DELETE FROM ils_docs;\n${insertRows(rows)}`);
         const facts = factsOf(rows, spelling);
         for (const actor of USERS) {
           for (const id of [1, 2, 3, 4]) {
-            const { rows: answer } = await pg.query<{ allowed: boolean }>(ask(spelling, actor, id));
+            const [row] = await engine.query(ask(spelling, actor, id), []);
             const doc = { type: "Doc", id: String(id) };
             const expected = authorize(policy, facts, { type: "User", id: actor }, "read", doc);
-            expect(answer[0]!.allowed, `${actor} read ${id}`).toBe(expected);
+            expect([true, 1, "1"].includes(row!.allowed as never), `${actor} read ${id}`).toBe(
+              expected,
+            );
           }
-          const fragment = listQuery(policy, { ...body(spelling, actor), column: "d.id" }).sql;
-          const { rows: listed } = await pg.query<{ id: number }>(
-            `SELECT d.id FROM (VALUES (1), (2), (3), (4)) AS d(id) WHERE ${fragment}`,
+          const request = { ...body(spelling, actor), column: "d.id" };
+          const fragment = listQuery(policy, request, { dialect }).sql;
+          const listed = await engine.query(
+            `SELECT d.id FROM (SELECT 1 AS id UNION SELECT 2 UNION SELECT 3 UNION SELECT 4) AS d WHERE ${fragment}`,
+            [],
           );
           const expected = list(policy, facts, { type: "User", id: actor }, "read", "Doc");
           expect(listed.map((r) => String(r.id)).sort(), `list ${actor}`).toEqual(
