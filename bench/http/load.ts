@@ -14,6 +14,7 @@
  *   npx tsx bench/http/load.ts --bodies=20000  # distinct bodies per endpoint (default 500)
  *   npx tsx bench/http/load.ts --no-answer-cache  # every request runs its statement
  *   npx tsx bench/http/load.ts --pglite        # the embedded PGlite store instead of SQLite
+ *   npx tsx bench/http/load.ts --trace=20      # the 20 slowest open-loop requests, split
  *   npx tsx bench/http/load.ts --postgres      # the store on DATABASE_URL (default
  *                                              # postgres://postgres@127.0.0.1:5432/test),
  *                                              # schema bench_http, dropped and recreated
@@ -21,7 +22,7 @@
 import { randomBytes } from "node:crypto";
 import { type DriveSummary, drive } from "./drive.js";
 import { type BenchRequest, datasetFromEnv } from "./fixture.js";
-import { openLoop } from "./open-loop.js";
+import { type OpenLoopSummary, openLoop } from "./open-loop.js";
 import { serverStore, startServer } from "./server-process.js";
 
 const quick = process.argv.includes("--quick");
@@ -36,6 +37,10 @@ const BODIES = Number(
 );
 const connections = 50;
 const onPostgres = process.argv.includes("--postgres");
+/** Slowest open-loop requests to print, each split (open-loop.ts); 0 prints none. */
+const TRACE = Number(
+  process.argv.find((a) => a.startsWith("--trace="))?.slice("--trace=".length) ?? 0,
+);
 /** Open-loop authorize rates (issue 6: 2,000/s with p99 ≤ 25 ms; issue 15: 1,000/s, p99 ≤ 10 ms). */
 const AUTHORIZE_RATES = [1000, 2000];
 
@@ -79,24 +84,25 @@ async function main(): Promise<void> {
     const rssLoaded = await server.rssMiB();
     await run(mixed, phases.warmup);
     const rssWarm = await server.rssMiB();
+    const traces: [string, OpenLoopSummary][] = [];
     const results: [string, DriveSummary][] = [
       ["authorize", await run(mix.authorize, phases.authorize)],
       // Latency at the target rate, open loop: the saturating run above measures queueing as
       // much as service (50 connections at N requests/s wait 50/N s on average, Little's law).
-      ...(await sequence(
-        AUTHORIZE_RATES,
-        async (rate): Promise<[string, DriveSummary]> => [
-          `authorize at ${rate} requests/s, open loop`,
-          await openLoop({
-            url: server.url,
-            apiKey,
-            requests: mix.authorize,
-            rate,
-            seconds: phases.authorize,
-            connections,
-          }),
-        ],
-      )),
+      ...(await sequence(AUTHORIZE_RATES, async (rate): Promise<[string, DriveSummary]> => {
+        const name = `authorize at ${rate} requests/s, open loop`;
+        const summary = await openLoop({
+          url: server.url,
+          apiKey,
+          requests: mix.authorize,
+          rate,
+          seconds: phases.authorize,
+          connections,
+          trace: TRACE,
+        });
+        traces.push([name, summary]);
+        return [name, summary];
+      })),
       ["authorize_query", await run(mix.authorize_query, phases.authorizeQuery)],
       ["mixed (authorize, list, actions, authorize_query)", await run(mixed, phases.mixed)],
     ];
@@ -112,12 +118,33 @@ async function main(): Promise<void> {
     console.log(
       `\nserver RSS: ${rssLoaded} MiB after loading, ${rssWarm} MiB after warm-up, ${rssEnd} MiB at the end`,
     );
+    for (const [name, summary] of traces) printSlowest(name, summary);
     console.log(`total time ${Math.round((Date.now() - started) / 1000)} s`);
     const failed = results.filter(([, s]) => s.errors > 0 || s.non2xx > 0);
     for (const [name, s] of failed) console.log(`${name}: first failure ${s.firstFailure}`);
     if (failed.length > 0) process.exitCode = 1;
   } finally {
     await server.stop();
+  }
+}
+
+/** The slowest requests of an open-loop run, each split into where its time went. */
+function printSlowest(name: string, summary: OpenLoopSummary): void {
+  if (summary.slowest.length === 0) return;
+  const ms = (n: number | null) => (n === null ? "–" : n.toFixed(1));
+  console.log(`\nslowest of ${name}:`);
+  console.log("| at s | latency ms | waiting to be sent | in the server | the rest |");
+  console.log("| ---: | ---: | ---: | ---: | ---: |");
+  for (const r of summary.slowest) {
+    const rest = r.latencyMs - r.sendWaitMs - (r.serverMs ?? 0);
+    const cells = [
+      (r.atMs / 1000).toFixed(2),
+      ms(r.latencyMs),
+      ms(r.sendWaitMs),
+      ms(r.serverMs),
+      ms(rest),
+    ];
+    console.log(`| ${cells.join(" | ")} |`);
   }
 }
 

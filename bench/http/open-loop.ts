@@ -6,6 +6,11 @@
  * measures queueing behind its own C requests (autocannon's rate option sends each second's
  * quota in a burst).
  *
+ * With `trace`, the summary also holds the slowest requests, each split into where its time
+ * went: the wait before it was sent (the bench's own event loop, or every connection busy),
+ * the server's own time (its `Server-Timing` header), and the rest (queued in the server's
+ * socket, the network, the bench reading the answer).
+ *
  *   const summary = await openLoop({ url, apiKey, requests, rate: 2000, seconds: 6 });
  */
 import http from "node:http";
@@ -21,14 +26,34 @@ export interface OpenLoopOptions {
   readonly seconds: number;
   /** Keep-alive connections the requests share; a request waits for a free one. */
   readonly connections?: number;
+  /** How many of the slowest requests to report, split (`OpenLoopSummary.slowest`). */
+  readonly trace?: number;
 }
 
-export async function openLoop(options: OpenLoopOptions): Promise<DriveSummary> {
+/** One slow request: when in the run it was due, and where its milliseconds went. */
+export interface SlowRequest {
+  /** Its scheduled time, from the start of the run. */
+  readonly atMs: number;
+  readonly latencyMs: number;
+  /** From its scheduled time until the socket took it. */
+  readonly sendWaitMs: number;
+  /** What the server says it spent (`Server-Timing: oso;dur=…`), or null without the header. */
+  readonly serverMs: number | null;
+  readonly path: string;
+}
+
+export interface OpenLoopSummary extends DriveSummary {
+  /** The slowest requests, slowest first (only with `trace`). */
+  readonly slowest: readonly SlowRequest[];
+}
+
+export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopSummary> {
   const target = new URL(options.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections ?? 50 });
   const total = Math.round(options.rate * options.seconds);
   const interval = 1000 / options.rate;
   const latencies: number[] = [];
+  const traced: SlowRequest[] = [];
   let errors = 0;
   let non2xx = 0;
   let firstFailure: string | null = null;
@@ -62,11 +87,31 @@ export async function openLoop(options: OpenLoopOptions): Promise<DriveSummary> 
             non2xx++;
             firstFailure ??= `${status} ${Buffer.concat(chunks).toString().slice(0, 300)}`;
           }
-          latencies.push(performance.now() - scheduled);
+          const latency = performance.now() - scheduled;
+          latencies.push(latency);
           finished++;
+          if (options.trace) {
+            const timing = /dur=([\d.]+)/.exec(String(response.headers["server-timing"] ?? ""));
+            traced.push({
+              atMs: Math.round(scheduled - start),
+              latencyMs: latency,
+              sendWaitMs: sentAt - scheduled,
+              serverMs: timing ? Number(timing[1]) : null,
+              path: chosen.path,
+            });
+            if (traced.length > 4 * options.trace) keepSlowest(traced, options.trace);
+          }
         });
       },
     );
+    let sentAt = Number.NaN;
+    request.on("socket", (socket) => {
+      const taken = () => {
+        sentAt = performance.now();
+      };
+      if (socket.connecting) socket.once("connect", taken);
+      else taken();
+    });
     request.on("timeout", () => request.destroy(new Error("timeout")));
     request.on("error", () => {
       errors++;
@@ -101,5 +146,13 @@ export async function openLoop(options: OpenLoopOptions): Promise<DriveSummary> 
     errors,
     non2xx,
     firstFailure,
+    slowest: keepSlowest(traced, options.trace ?? 0),
   };
+}
+
+/** Cuts `traced` to its `count` slowest requests, slowest first. */
+function keepSlowest(traced: SlowRequest[], count: number): SlowRequest[] {
+  traced.sort((a, b) => b.latencyMs - a.latencyMs);
+  traced.length = Math.min(traced.length, count);
+  return traced;
 }
