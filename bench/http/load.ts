@@ -15,6 +15,7 @@
  *   npx tsx bench/http/load.ts --no-answer-cache  # every request runs its statement
  *   npx tsx bench/http/load.ts --pglite        # the embedded PGlite store instead of SQLite
  *   npx tsx bench/http/load.ts --trace=20      # the 20 slowest open-loop requests, split
+ *   npx tsx bench/http/load.ts --gc-pauses=20  # the server prints each GC pause of 20 ms or more
  *   npx tsx bench/http/load.ts --postgres      # the store on DATABASE_URL (default
  *                                              # postgres://postgres@127.0.0.1:5432/test),
  *                                              # schema bench_http, dropped and recreated
@@ -37,6 +38,9 @@ const BODIES = Number(
 );
 const connections = 50;
 const onPostgres = process.argv.includes("--postgres");
+// The server process reads it (serve.ts): its GC pauses of at least this many ms, on stderr.
+const gcPauses = process.argv.find((a) => a.startsWith("--gc-pauses="));
+if (gcPauses) process.env.BENCH_GC_PAUSES = gcPauses.slice("--gc-pauses=".length);
 /** Slowest open-loop requests to print, each split (open-loop.ts); 0 prints none. */
 const TRACE = Number(
   process.argv.find((a) => a.startsWith("--trace="))?.slice("--trace=".length) ?? 0,

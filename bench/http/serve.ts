@@ -4,14 +4,30 @@
  * BENCH_DATA and BENCH_SCALE (fixture.ts), and BENCH_DATABASE_URL (when set) puts the store on a PostgreSQL server
  * (all set by load.ts).
  *
+ * BENCH_GC_PAUSES=<ms> prints to stderr every garbage collection that held the process at
+ * least that long (load.ts `--gc-pauses=<ms>`), to tell a collector pause from other stalls.
+ *
  *   POLAR_SQL_API_KEYS=k BENCH_SCALE=small npx tsx bench/http/serve.ts
  */
 import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PerformanceObserver } from "node:perf_hooks";
 import { processIo } from "../../src/cli/io.js";
 import { runServeCommand } from "../../src/cli/serve-command.js";
 import { datasetFromEnv } from "./fixture.js";
+
+const gcPauseMs = Number(process.env.BENCH_GC_PAUSES ?? 0);
+if (gcPauseMs > 0) {
+  const started = performance.now();
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (entry.duration < gcPauseMs) continue;
+      const at = ((entry.startTime - started) / 1000).toFixed(2);
+      process.stderr.write(`gc pause ${entry.duration.toFixed(1)} ms at ${at} s (${entry.name})\n`);
+    }
+  }).observe({ entryTypes: ["gc"] });
+}
 
 const factsFile = join(tmpdir(), `polar-sql-bench-facts-${process.pid}.json`);
 const dataset = datasetFromEnv();
