@@ -16,7 +16,7 @@ import { DIALECT_NAMES, DIALECTS } from "../src/dialects/registry.js";
 import { sqlite } from "../src/dialects/sqlite/index.js";
 import { cachedPlan } from "../src/plan/plan.js";
 import { factRows, inMemoryCentralFacts } from "../src/plan/resolve/central-facts.js";
-import { freeValues } from "../src/print/free-values.js";
+import { freeValues, lookupAnswers } from "../src/print/free-values.js";
 import { StageError } from "../src/source/stage-error.js";
 import { checked } from "./local-support.js";
 import { propertyRuns } from "./support/runs.js";
@@ -275,7 +275,12 @@ describe("the key of a request's free values", () => {
       })),
     );
     const { params } = authorizeQuestion(program, query(user));
-    return freeValues(plan, bindings, { params, facts: factRows(central, []), now: 0n }, tests)!;
+    const answers = lookupAnswers(plan, bindings, {
+      params,
+      facts: factRows(central, []),
+      now: 0n,
+    });
+    return freeValues(answers!, params, tests)!;
   }
 
   it("is the same for users whose roles differ only in ids, and names their values", () => {

@@ -48,11 +48,18 @@ interface PlanReads {
   readonly named: ReadonlySet<string>;
 }
 
+/** The rows each lookup of a plan reads in one request. */
+export interface Answers {
+  readonly reads: PlanReads;
+  readonly rows: readonly (readonly (readonly Value[])[])[];
+}
+
 /**
- * The request's free values and its key; null when the plan reads the clock (which decides
- * conditions by its order) or the request holds too many values.
+ * The rows every lookup of the plan reads in this request; null when the plan reads the clock
+ * (which decides conditions by its order). Asking them all tells a source that loads lookups
+ * which ones it is missing (src/core/central-facts.ts).
  */
-export function freeValues(
+export function lookupAnswers(
   plan: Plan,
   bindings: DataBindings,
   runtime: {
@@ -60,10 +67,17 @@ export function freeValues(
     readonly facts: FactRows;
     readonly now: bigint;
   },
+): Answers | null {
+  const reads = planReads(plan, bindings);
+  return reads && { reads, rows: reads.lookups.map((lookup) => lookupRows(lookup, runtime)) };
+}
+
+/** The request's free values and its key; null when it holds too many values. */
+export function freeValues(
+  { reads, rows: answers }: Answers,
+  params: ReadonlyMap<string, readonly string[]>,
   tests: ValueTests,
 ): FreeValues | null {
-  const reads = planReads(plan, bindings);
-  if (!reads) return null;
   const values: Value[] = [];
   const indexes = new Map<string, number>();
   let key = "";
@@ -84,7 +98,7 @@ export function freeValues(
     const answers = `${tests.renderable(value) ? 1 : 0}${tests.comparesUntyped(value.id) ? 1 : 0}`;
     key += `+${value.type.length}:${value.type}${answers}`;
   };
-  for (const [name, ids] of runtime.params) {
+  for (const [name, ids] of params) {
     const types = reads.paramTypes.get(name);
     if (!types) continue;
     count += ids.length * types.length;
@@ -92,8 +106,7 @@ export function freeValues(
     key += `|p${name.length}:${name}/${ids.length}`;
     for (const type of types) for (const id of ids) note({ type, id });
   }
-  for (const lookup of reads.lookups) {
-    const rows = lookupRows(lookup, runtime);
+  for (const rows of answers) {
     key += `|f${rows.length}`;
     for (const row of rows) {
       count += row.length;

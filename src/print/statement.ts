@@ -21,7 +21,7 @@ import { conditionTerms } from "../plan/resolve/runtime.js";
 import { mergeKeyedScans } from "../plan/resolve/scans.js";
 import { mapBranch } from "../plan/rewrite.js";
 import type { SourceFile } from "../source/source.js";
-import { type FreeValues, freeValues } from "./free-values.js";
+import { type FreeValues, freeValues, lookupAnswers } from "./free-values.js";
 import { printTree, type ValueRuntime } from "./printer.js";
 import { fillTemplate, parameterTexts, type Template, templateOf } from "./template.js";
 
@@ -177,13 +177,15 @@ export function printPlan(
       options.sources,
     );
   };
-  if (writing === "literals" && options.cacheText !== false) {
+  const answers =
+    writing === "literals" && options.cacheText !== false
+      ? lookupAnswers(plan, bindings, { ...runtime, facts })
+      : null;
+  if (answers) {
+    if (options.central?.complete?.() === false) return UNUSED_STATEMENT;
     const comparesUntyped = (id: string) => dialect.comparesUntyped?.(id) ?? false;
-    const free = freeValues(plan, bindings, { ...runtime, facts }, { renderable, comparesUntyped });
-    if (free) {
-      if (options.central?.complete?.() === false) return UNUSED_STATEMENT;
-      return printWithFreeValues(plan, shape, dialect, runtime, free, lower);
-    }
+    const free = freeValues(answers, params, { renderable, comparesUntyped });
+    if (free) return printWithFreeValues(plan, shape, dialect, runtime, free, lower);
   }
   const cacheable =
     options.cacheText !== false &&
