@@ -9,7 +9,7 @@
  * that has not asked before, so every request reads that user's stored roles and prints a new
  * statement. Prints p50/p90/p99 of the round trip in steady state, and the first request and the
  * mean of the first 60 of the warm-up (a fresh process: its first bindings text, plans and JIT),
- * then the first request of each of 20 bindings texts new to the warm service, then the floor
+ * then the first request of each of 100 bindings texts new to the warm service, then the floor
  * of the same server and client: `GET /health`, `GET /api/policy` (a key, no store statement) and
  * `authorize_query` for a user asked before (roles loaded: no lookup), interleaved.
  * Target (issue 32, item 2): p50 ≤ 0.5 ms, p99 ≤ 2 ms, the first request ≤ 5 ms.
@@ -96,7 +96,7 @@ const body = (user: number, document: number, bindings = RECURSIVE_BINDINGS) =>
   });
 
 /** New bindings texts asked once each after the steady state (same bindings, a comment apart). */
-const NEW_TEXTS = 20;
+const NEW_TEXTS = 100;
 /** Rounds of the floor's three requests. */
 const FLOOR = 1000;
 
