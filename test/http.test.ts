@@ -355,7 +355,13 @@ describe("errors", () => {
       body: "[".repeat(512) + "]".repeat(512),
     });
     expect(ok.status).toBe(200);
-    expect(service.calls).toHaveLength(1);
+    // Wide, not deep: more brackets than the limit, two levels.
+    const wide = await call("/api/authorize", {
+      method: "POST",
+      body: `[${"[],".repeat(1000)}[]]`,
+    });
+    expect(wide.status).toBe(200);
+    expect(service.calls).toHaveLength(2);
   });
 
   it("brackets inside strings do not count as nesting", async () => {

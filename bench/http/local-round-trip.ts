@@ -9,7 +9,9 @@
  * that has not asked before, so every request reads that user's stored roles and prints a new
  * statement. Prints p50/p90/p99 of the round trip in steady state, and the first request and the
  * mean of the first 60 of the warm-up (a fresh process: its first bindings text, plans and JIT),
- * then the first request of each of 20 bindings texts new to the warm service.
+ * then the first request of each of 100 bindings texts new to the warm service, then the floor
+ * of the same server and client: `GET /health`, `GET /api/policy` (a key, no store statement) and
+ * `authorize_query` for a user asked before (roles loaded: no lookup), interleaved.
  * Target (issue 32, item 2): p50 ≤ 0.5 ms, p99 ≤ 2 ms, the first request ≤ 5 ms.
  *
  *   npx tsx bench/http/local-round-trip.ts                 # 2,000 users warm up, 8,000 timed
@@ -38,18 +40,30 @@ const REQUESTS = Number(
 );
 
 function post(agent: http.Agent, url: URL, apiKey: string, body: string): Promise<number> {
+  return send(agent, url, apiKey, "/api/authorize_query", body);
+}
+
+/** A POST of `body` to `path` (a GET without one); the round trip in ms. */
+function send(
+  agent: http.Agent,
+  url: URL,
+  apiKey: string,
+  path: string,
+  body?: string,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
+    const json = body === undefined ? {} : { "content-type": "application/json" };
     const request = http.request(
       {
         host: url.hostname,
         port: url.port,
-        method: "POST",
-        path: "/api/authorize_query",
+        method: body === undefined ? "GET" : "POST",
+        path,
         agent,
         headers: {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(body),
+          ...json,
+          "content-length": Buffer.byteLength(body ?? ""),
           authorization: `Bearer ${apiKey}`,
         },
       },
@@ -82,7 +96,9 @@ const body = (user: number, document: number, bindings = RECURSIVE_BINDINGS) =>
   });
 
 /** New bindings texts asked once each after the steady state (same bindings, a comment apart). */
-const NEW_TEXTS = 20;
+const NEW_TEXTS = 100;
+/** Rounds of the floor's three requests. */
+const FLOOR = 1000;
 
 const apiKey = randomBytes(16).toString("hex");
 const server = await startServer({
@@ -120,6 +136,14 @@ try {
     const text = `# bindings text ${i}\n${RECURSIVE_BINDINGS}`;
     newText.push(await post(agent, url, apiKey, body(i, (i * 7919) % scale.documents, text)));
   }
+  // The floor: what any request of this client costs, then a question without a lookup.
+  const floor = { health: [] as number[], policy: [] as number[], known: [] as number[] };
+  for (let i = 0; i < FLOOR; i++) {
+    floor.health.push(await send(agent, url, apiKey, "/health"));
+    floor.policy.push(await send(agent, url, apiKey, "/api/policy"));
+    const asked = i % Math.min(REQUESTS, scale.users - WARM_UP);
+    floor.known.push(await post(agent, url, apiKey, body(asked, (i * 7919) % scale.documents)));
+  }
   agent.destroy();
   newText.sort((a, b) => a - b);
   times.sort((a, b) => a - b);
@@ -143,6 +167,11 @@ try {
   console.log(
     `first request of a new bindings text on the warm service (${NEW_TEXTS} texts): ` +
       `median ${newText[NEW_TEXTS >> 1]!.toFixed(2)} ms, max ${newText[NEW_TEXTS - 1]!.toFixed(2)} ms`,
+  );
+  const p50 = (ms: number[]) => ms.sort((a, b) => a - b)[ms.length >> 1]!.toFixed(2);
+  console.log(
+    `floor, p50: GET /health ${p50(floor.health)} ms, GET /api/policy ${p50(floor.policy)} ms, ` +
+      `authorize_query of a user asked before ${p50(floor.known)} ms`,
   );
 } finally {
   await server.stop();

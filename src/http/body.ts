@@ -85,6 +85,8 @@ function checkContentType(header: string | null): void {
 
 /** Counts bracket depth outside strings; linear, no recursion. */
 function checkDepth(text: string): void {
+  // The depth is at most the number of brackets that open: most bodies have a handful.
+  if (openers(text, "{") + openers(text, "[") <= MAX_JSON_DEPTH) return;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -99,6 +101,17 @@ function checkDepth(text: string): void {
       }
     } else if (ch === 0x5d || ch === 0x7d) depth--;
   }
+}
+
+/** How many times `char` occurs in `text`, counted up to one past `MAX_JSON_DEPTH`. */
+function openers(text: string, char: string): number {
+  let count = 0;
+  let at = text.indexOf(char);
+  while (at >= 0 && count <= MAX_JSON_DEPTH) {
+    count++;
+    at = text.indexOf(char, at + 1);
+  }
+  return count;
 }
 
 function tooLarge(maxBytes: number): ApiError {

@@ -5,6 +5,7 @@
  * itself never holds SQL text for a value.
  */
 import { type OperationNode, ValueNode } from "kysely";
+import type { Value } from "../core/value.js";
 import type { BuiltinTerm, LiteralTerm, ParamTerm } from "../plan/ir.js";
 
 /** Where a value comes from: a constant, a question param, or a builtin. */
@@ -20,6 +21,11 @@ export interface SqlValue {
    * one from a column there.
    */
   readonly typed: boolean;
+  /**
+   * The values a literal lowering composed is written from (an array literal of ids,
+   * untyped-ids.ts): a template holding some of them as slots cannot hold this one.
+   */
+  readonly madeOf?: readonly Value[];
 }
 
 /**
@@ -31,8 +37,9 @@ export function valueNode(
   origin: ValueOrigin,
   sqlType: string | undefined,
   typed: boolean,
+  madeOf?: readonly Value[],
 ): OperationNode {
-  const value: SqlValue = { kind: "sql-value", origin, sqlType, typed };
+  const value: SqlValue = { kind: "sql-value", origin, sqlType, typed, ...(madeOf && { madeOf }) };
   return ValueNode.create(value);
 }
 

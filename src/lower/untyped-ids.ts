@@ -70,7 +70,8 @@ export function untypedMember(
   type: string,
   nodeOf: (term: Term) => OperationNode,
 ): OperationNode {
-  const ids = values.flatMap((v) => (v.kind === "literal" ? [v.value.id] : []));
+  const elements = values.flatMap((v) => (v.kind === "literal" ? [v.value] : []));
+  const ids = elements.map((value) => value.id);
   if (ids.length < ARRAY_FROM || !lowering.rules.arrayLiteral) {
     const nodes = values.map(nodeOf);
     return nodes.length === 1
@@ -82,6 +83,7 @@ export function untypedMember(
     { kind: "literal", value: { type: "String", id: `{${ids.join(",")}}` } },
     undefined,
     false,
+    elements,
   );
   const inArray = binary(node, "=", FunctionNode.create("any", [array]));
   // Params stay apart: a printed text may serve other requests' values (print/template.ts).

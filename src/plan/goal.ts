@@ -35,6 +35,18 @@ export interface Goal {
 
 /** A string that identifies the goal's shape: equal keys, interchangeable plans. */
 export function goalKey(goal: Goal): string {
+  // A request asks it of its goal more than once (the service's recent goals, the plan cache).
+  let key = keys.get(goal);
+  if (key === undefined) {
+    key = keyOf(goal);
+    keys.set(goal, key);
+  }
+  return key;
+}
+
+const keys = new WeakMap<Goal, string>();
+
+function keyOf(goal: Goal): string {
   const variables = [...goal.variables].map(([name, variable]) => {
     switch (variable.kind) {
       case "literal":

@@ -13,7 +13,7 @@ import type {
   WithNode,
 } from "kysely";
 import { RawNode, SelectQueryNode } from "kysely";
-import type { Value } from "../core/value.js";
+import { type Value, valueKey } from "../core/value.js";
 import type { Dialect } from "../dialects/dialect.js";
 import { isFixedBlock } from "../lower/fixed-rows.js";
 import { isSqlIds, isSqlValue, type SqlIds, type SqlValue } from "../lower/sql-value.js";
@@ -35,13 +35,18 @@ type Writing =
   | { readonly kind: "literals"; readonly runtime: ValueRuntime }
   /** Every value a cast placeholder; `Printed.parameters` holds the values in order. */
   | { readonly kind: "parameters" }
-  /** Constants inlined; params and builtins left as slots for template.ts to fill. */
-  | { readonly kind: "template" };
+  /**
+   * Constants inlined; params, builtins and the request's free values (`valueKey` to index,
+   * print/free-values.ts) left as slots for template.ts to fill.
+   */
+  | { readonly kind: "template"; readonly free: ReadonlyMap<string, number> };
 
 export interface Slot {
   /** Offset in the printed text where the value goes. */
   readonly at: number;
   readonly value: SqlValue;
+  /** The index of the free value that goes here; absent: the param or builtin of `value`. */
+  readonly free?: number;
 }
 
 export interface Printed {
@@ -50,6 +55,11 @@ export interface Printed {
   readonly parameters: readonly (SqlValue | SqlIds)[];
   /** Template writing only, in text order. */
   readonly slots: readonly Slot[];
+  /**
+   * False when a literal composed of free values was written out (template writing): the text
+   * holds this request's ids where slots should be, and serves no other request.
+   */
+  readonly templatable: boolean;
 }
 
 /** The value a `SqlValue` stands for in this request. */
@@ -67,6 +77,7 @@ interface PrinterState {
   readonly callerNames: ReadonlySet<string>;
   readonly slots: Slot[];
   readonly spans: ValueSpans | undefined;
+  templatable: boolean;
 }
 
 type CompilerClass = new () => DefaultQueryCompiler;
@@ -98,15 +109,25 @@ function printerClass(Base: CompilerClass): PrinterClass {
       const { dialect, writing, spans } = this.state;
       const { origin, sqlType, typed } = payload;
       switch (writing.kind) {
-        case "template":
+        case "template": {
+          const at = this.getSql().length;
           if (origin.kind !== "literal") {
-            this.state.slots.push({ at: this.getSql().length, value: payload });
+            this.state.slots.push({ at, value: payload });
             return;
+          }
+          const free = writing.free.get(valueKey(origin.value));
+          if (free !== undefined) {
+            this.state.slots.push({ at, value: payload, free });
+            return;
+          }
+          if (payload.madeOf?.some((value) => writing.free.has(valueKey(value)))) {
+            this.state.templatable = false;
           }
           this.append(
             writingValue(payload, spans, () => dialect.literal(origin.value, sqlType, typed)),
           );
           return;
+        }
         case "literals": {
           const value = requestValue(payload, writing.runtime);
           this.append(writingValue(payload, spans, () => dialect.literal(value, sqlType, typed)));
@@ -126,8 +147,9 @@ function printerClass(Base: CompilerClass): PrinterClass {
     }
 
     protected override visitSelectQuery(node: SelectQueryNode): void {
-      // Rows of constants print the same text every time: write it once per node.
-      if (this.state.writing.kind === "parameters" || !isFixedBlock(node)) {
+      // Rows of constants print the same text every time: write it once per node. A template
+      // may hold some of their values as slots.
+      if (this.state.writing.kind !== "literals" || !isFixedBlock(node)) {
         super.visitSelectQuery(node);
         return;
       }
@@ -199,12 +221,25 @@ export function printTree(
     Printer = printerClass(dialect.compiler);
     printers.set(dialect.compiler, Printer);
   }
-  const slots: Slot[] = [];
-  const compiler = new Printer({ dialect, writing, callerNames, slots, spans });
+  const state: PrinterState = {
+    dialect,
+    writing,
+    callerNames,
+    slots: [],
+    spans,
+    templatable: true,
+  };
+  const compiler = new Printer(state);
   // A statement is a SELECT; a `list_query` fragment is an expression, printed through a raw node.
   const root = (
     SelectQueryNode.is(node) ? node : RawNode.createWithChild(node)
   ) as RootOperationNode;
   const compiled = compiler.compileQuery(root, { queryId: "polar-sql" } as never);
-  return { sql: compiled.sql, parameters: compiled.parameters as Printed["parameters"], slots };
+  const { slots, templatable } = state;
+  return {
+    sql: compiled.sql,
+    parameters: compiled.parameters as Printed["parameters"],
+    slots,
+    templatable,
+  };
 }

@@ -2,7 +2,9 @@
  * From a cached plan to SQL for one request: resolve the request's values (params, central and
  * context facts, the clock), merge keyed scans, lower to the SQL tree and print it in the
  * dialect. When nothing but params and the clock differs between requests of a shape, the
- * statement is printed once as a template and each request only fills in its values.
+ * statement is printed once as a template and each request only fills in its values. Literal
+ * statements of plans that read no clock go further: requests whose central and context rows
+ * differ only in the ids of free values share a template too (free-values.ts).
  */
 import type { OperationNode } from "kysely";
 import type { DataBindings } from "../bindings/types.js";
@@ -19,6 +21,7 @@ import { conditionTerms } from "../plan/resolve/runtime.js";
 import { mergeKeyedScans } from "../plan/resolve/scans.js";
 import { mapBranch } from "../plan/rewrite.js";
 import type { SourceFile } from "../source/source.js";
+import { type FreeValues, freeValues, lookupAnswers } from "./free-values.js";
 import { printTree, type ValueRuntime } from "./printer.js";
 import { fillTemplate, parameterTexts, type Template, templateOf } from "./template.js";
 
@@ -174,18 +177,25 @@ export function printPlan(
       options.sources,
     );
   };
+  const answers =
+    writing === "literals" && options.cacheText !== false
+      ? lookupAnswers(plan, bindings, { ...runtime, facts })
+      : null;
+  if (answers) {
+    if (options.central?.complete?.() === false) return UNUSED_STATEMENT;
+    const comparesUntyped = (id: string) => dialect.comparesUntyped?.(id) ?? false;
+    const free = freeValues(answers, params, { renderable, comparesUntyped });
+    if (free) return printWithFreeValues(plan, shape, dialect, runtime, free, lower);
+  }
   const cacheable =
     options.cacheText !== false &&
     sameTextForEveryValue(plan, params, { facts, bindings, ...runtime }, renderable, idArrays);
   if (!cacheable) {
     const lowered = lower();
     if (!lowered) return UNUSED_STATEMENT;
+    if (writing === "literals")
+      return { sql: literalText(dialect, lowered, runtime), parameters: [] };
     const { node, callerNames } = lowered;
-    if (writing === "literals") {
-      const literals = { kind: "literals", runtime } as const;
-      const { sql } = printTree(dialect, node, literals, callerNames, runtime.spans);
-      return { sql, parameters: [] };
-    }
     const printed = printTree(dialect, node, { kind: "parameters" }, callerNames, runtime.spans);
     return {
       sql: printed.sql,
@@ -217,8 +227,8 @@ export function printPlan(
     const lowered = lower();
     if (!lowered) return UNUSED_STATEMENT;
     const { node, callerNames } = lowered;
-    const kind = writing === "literals" ? "template" : "parameters";
-    template = templateOf(writing, printTree(dialect, node, { kind }, callerNames, runtime.spans));
+    const how = writing === "literals" ? TEMPLATE : PARAMETERS;
+    template = templateOf(writing, printTree(dialect, node, how, callerNames, runtime.spans));
     // A text printed while central lookups went unanswered may be wrong: use it, keep it not.
     if (options.central?.complete?.() !== false) {
       if (templates.size >= MAX_TEMPLATES_PER_PLAN) templates.clear();
@@ -230,6 +240,54 @@ export function printPlan(
     ? { ...filled, ...withLongestList(template.values, params) }
     : filled;
 }
+
+const TEMPLATE = { kind: "template", free: new Map<string, number>() } as const;
+const PARAMETERS = { kind: "parameters" } as const;
+
+function literalText(dialect: Dialect, lowered: Lowered, runtime: ValueRuntime): string {
+  const { node, callerNames } = lowered;
+  return printTree(dialect, node, { kind: "literals", runtime }, callerNames, runtime.spans).sql;
+}
+
+/**
+ * The statement of a request whose lookups are all answered, from the template printed for
+ * its key (print/free-values.ts); printed first when there is none. Null in the map: the key's
+ * text cannot be a template (a literal composed of free values), so it is printed every time.
+ */
+function printWithFreeValues(
+  plan: Plan,
+  shape: Shape,
+  dialect: Dialect,
+  runtime: ValueRuntime,
+  free: FreeValues,
+  lower: () => Lowered | null,
+): Statement {
+  const key = `${dialect.name}\u0000${JSON.stringify(shape)}\u0000${free.key}`;
+  let templates = freeTemplates.get(plan);
+  if (!templates) {
+    templates = new Map();
+    freeTemplates.set(plan, templates);
+  }
+  const known = templates.get(key);
+  if (known) return fillTemplate(dialect, known, runtime, free.values);
+  const lowered = lower();
+  if (!lowered) return UNUSED_STATEMENT;
+  if (known === undefined) {
+    const how = { kind: "template", free: free.indexes } as const;
+    const printed = printTree(dialect, lowered.node, how, lowered.callerNames, runtime.spans);
+    const template = printed.templatable ? templateOf("literals", printed) : null;
+    // The oldest key goes first: a plan meets a few dozen keys over and over.
+    if (templates.size >= MAX_FREE_TEMPLATES_PER_PLAN) {
+      templates.delete(templates.keys().next().value!);
+    }
+    templates.set(key, template);
+    if (template) return fillTemplate(dialect, template, runtime, free.values);
+  }
+  return { sql: literalText(dialect, lowered, runtime), parameters: [] };
+}
+
+const freeTemplates = new WeakMap<Plan, Map<string, Template | null>>();
+const MAX_FREE_TEMPLATES_PER_PLAN = 256;
 
 /** `longestList` of a statement whose parameters are these. */
 function withLongestList(

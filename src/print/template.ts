@@ -4,13 +4,14 @@
  * parameters), so that a repeated question costs a few string copies instead of a lowering.
  */
 
+import type { Value } from "../core/value.js";
 import type { Dialect } from "../dialects/dialect.js";
 import { isSqlIds, type SqlIds, type SqlValue } from "../lower/sql-value.js";
 import { type Printed, requestValue, type Slot, type ValueRuntime } from "./printer.js";
 import { writingValue } from "./value-refusal.js";
 
 export type Template =
-  /** Text with slots for the request's params and clock (constants are inlined). */
+  /** Text with slots for the request's params, clock and free values (constants are inlined). */
   | { readonly kind: "literals"; readonly sql: string; readonly slots: readonly Slot[] }
   /** Text with cast placeholders, and the value of each. */
   | {
@@ -25,11 +26,15 @@ export function templateOf(kind: Template["kind"], printed: Printed): Template {
     : { kind, sql: printed.sql, values: printed.parameters };
 }
 
-/** The statement for one request: text, and parameter texts for a parameters template. */
+/**
+ * The statement for one request: text, and parameter texts for a parameters template. `free`:
+ * the request's free values, by the index its slots name (print/free-values.ts).
+ */
 export function fillTemplate(
   dialect: Dialect,
   template: Template,
   runtime: ValueRuntime,
+  free: readonly Value[] = [],
 ): { sql: string; parameters: string[] } {
   if (template.kind === "parameters") {
     return { sql: template.sql, parameters: parameterTexts(dialect, template.values, runtime) };
@@ -37,7 +42,7 @@ export function fillTemplate(
   let sql = "";
   let at = 0;
   for (const slot of template.slots) {
-    const value = requestValue(slot.value, runtime);
+    const value = slot.free === undefined ? requestValue(slot.value, runtime) : free[slot.free]!;
     sql += template.sql.slice(at, slot.at);
     const { sqlType, typed } = slot.value;
     sql += writingValue(slot.value, runtime.spans, () => dialect.literal(value, sqlType, typed));

@@ -4,7 +4,7 @@
  * folded away, turned into `IN` lists or printed as VALUES holding only the columns used.
  */
 
-import type { BindingSlot } from "../../bindings/types.js";
+import type { BindingSlot, DataBindings } from "../../bindings/types.js";
 import { canonicalValue } from "../../check/facts.js";
 import type { Value } from "../../core/value.js";
 import {
@@ -12,6 +12,7 @@ import {
   type Branch,
   type Condition,
   type CteColumn,
+  literal,
   type Output,
   type SourceRef,
   type Term,
@@ -31,16 +32,11 @@ export interface RowSource {
 }
 
 /**
- * The values a branch's top-level `=` conditions fix for the `argN` columns of `alias`
- * (null where none): a fact source need only supply rows that match them.
+ * The terms (literals, params, builtins) a branch's top-level `=` conditions fix for the `argN`
+ * columns of `alias` (null where none): a fact source need only supply rows that match them.
  */
-function factPattern(
-  branch: Branch,
-  alias: string,
-  arity: number,
-  runtime: Pick<Runtime, "params" | "now">,
-): (Value | null)[] {
-  const pattern: (Value | null)[] = Array.from({ length: arity }, () => null);
+function patternTerms(branch: Branch, alias: string, arity: number): (Term | null)[] {
+  const pattern: (Term | null)[] = Array.from({ length: arity }, () => null);
   for (const condition of branch.conditions) {
     if (condition.kind !== "compare" || condition.op !== "=") continue;
     for (const [column, other] of [
@@ -50,39 +46,59 @@ function factPattern(
       if (column.kind !== "column" || column.alias !== alias) continue;
       if (other.kind !== "literal" && other.kind !== "param" && other.kind !== "builtin") continue;
       const position = Number(column.column.slice("arg".length));
-      if (Number.isInteger(position) && position < arity) {
-        pattern[position] = canonicalValue(staticValue(other, runtime)!);
-      }
+      if (Number.isInteger(position) && position < arity) pattern[position] = other;
     }
   }
   return pattern;
 }
 
-type FactsRuntime = Pick<Runtime, "facts" | "params" | "now" | "bindings">;
+/**
+ * One read of central and context facts: rows of `predicate` whose arguments have `types`
+ * and equal the values of `pattern`'s terms where they are not null.
+ */
+export interface FactLookup {
+  readonly predicate: string;
+  readonly types: readonly (string | null)[];
+  readonly pattern: readonly (Term | null)[];
+}
 
 /**
- * The central and context rows a source reads that can meet the branch's conditions: all of
- * a facts source, or those read along with a binding (with the binding's constants).
+ * What a source reads of central and context facts (nothing for most sources): all of a
+ * facts source, or those read along with a binding (with the binding's constants).
  */
-export function factsFor(branch: Branch, ref: SourceRef, runtime: FactsRuntime) {
+export function factLookups(
+  branch: Branch,
+  ref: SourceRef,
+  bindings: DataBindings,
+): readonly FactLookup[] {
   const source = ref.source;
-  if (runtime.facts === NO_FACT_ROWS) return [];
   if (source.kind === "facts") {
-    const pattern = factPattern(branch, ref.alias, source.types.length, runtime);
-    if (source.predicates.length === 1) {
-      return runtime.facts(source.predicates[0]!, source.types, pattern);
-    }
-    return source.predicates.flatMap((predicate) =>
-      runtime.facts(predicate, source.types, pattern),
-    );
+    const pattern = patternTerms(branch, ref.alias, source.types.length);
+    return source.predicates.map((predicate) => ({ predicate, types: source.types, pattern }));
   }
   if (source.kind !== "binding" || !source.facts) return [];
-  const slots = runtime.bindings.bindings[source.binding]!.slots;
-  const pattern = factPattern(branch, ref.alias, slots.length, runtime).map((value, i) => {
+  const slots = bindings.bindings[source.binding]!.slots;
+  const pattern = patternTerms(branch, ref.alias, slots.length).map((term, i) => {
     const slot = slots[i]!;
-    return slot.kind === "column" ? value : canonicalValue({ type: slot.type, id: slot.value });
+    return slot.kind === "column" ? term : literal({ type: slot.type, id: slot.value });
   });
-  return runtime.facts(source.facts.predicate, source.facts.types, pattern);
+  return [{ predicate: source.facts.predicate, types: source.facts.types, pattern }];
+}
+
+/** The rows one lookup reads in this request. */
+export function lookupRows(lookup: FactLookup, runtime: Pick<Runtime, "facts" | "params" | "now">) {
+  const pattern = lookup.pattern.map((term) => term && canonicalValue(staticValue(term, runtime)!));
+  return runtime.facts(lookup.predicate, lookup.types, pattern);
+}
+
+type FactsRuntime = Pick<Runtime, "facts" | "params" | "now" | "bindings">;
+
+/** The central and context rows a source reads that can meet the branch's conditions. */
+export function factsFor(branch: Branch, ref: SourceRef, runtime: FactsRuntime) {
+  if (runtime.facts === NO_FACT_ROWS) return [];
+  const lookups = factLookups(branch, ref, runtime.bindings);
+  if (lookups.length === 1) return lookupRows(lookups[0]!, runtime);
+  return lookups.flatMap((lookup) => lookupRows(lookup, runtime));
 }
 
 export function rowSourceOf(branch: Branch, ref: SourceRef, runtime: Runtime): RowSource | null {
