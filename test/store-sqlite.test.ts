@@ -224,6 +224,39 @@ describe("the SQLite store", () => {
     }
   });
 
+  // A temporary file is the store's own: its head moves only with its own commits, which it
+  // knows without a statement. A file in a data directory may be written by another process.
+  it.each([
+    ["a temporary file knows its head without reading it", false, 0],
+    ["a file in a data directory reads its head for every question", true, 1],
+  ])("%s", async (_what, inDataDir, headStatements) => {
+    const store = await openStore({
+      embedded: "sqlite",
+      ...(inDataDir && { dataDir: freshDir() }),
+    });
+    const service = serviceOver(store, { workers: 0 });
+    try {
+      await service.postPolicy({ src: POLICY, filename: "p.polar" }, {});
+      const before = (await store.head()).dataVersion;
+      await service.batch([{ inserts: [isPublic("t1", true)] }]);
+      let statements = 0;
+      for (const method of ["query", "prepared"] as const) {
+        const original = store.db[method].bind(store.db);
+        (store.db as { [m in typeof method]: unknown })[method] = (...args: never[]) => {
+          statements++;
+          return (original as (...a: never[]) => unknown)(...args);
+        };
+      }
+      const head = await store.head();
+      expect(statements).toBe(headStatements);
+      expect(head.dataVersion).toBe(before + 1);
+      expect(head.program).not.toBeNull();
+      expect(allowed(await service.authorize(view("t1")))).toBe(true);
+    } finally {
+      await service.close();
+    }
+  });
+
   it("keeps facts and policy in its directory, and answers after a restart", async () => {
     const dir = freshDir();
     const first = serviceOver(await openStore({ embedded: "sqlite", dataDir: dir }), {

@@ -43,6 +43,11 @@ export interface PolicyState {
   catchUp(version: number): Promise<void>;
   /** Follows notices of `channel` whose payload is `<this schema>:<version>`. */
   follow(channel: string): Promise<void>;
+  /**
+   * No other process writes this store (a temporary file): the versions this instance
+   * commits are the only ones, so they are known without reading them back.
+   */
+  alone(): Promise<void>;
 }
 
 /** The newest policy's version (null: none stored) and the data version, in one statement. */
@@ -106,7 +111,7 @@ export function policyState(
   }
 
   async function loadActive(): Promise<ActivePolicy | null> {
-    if (db.engine === "sqlite") {
+    if (db.engine === "sqlite" && !following) {
       // Reads are local: every question asks for the newest policy's version (its primary
       // key's last entry), so another process's policy is seen at once.
       const [newest] = await run(
@@ -189,7 +194,7 @@ export function policyState(
     dataVersion,
     atVersion,
     async head() {
-      if (db.engine !== "sqlite")
+      if (db.engine !== "sqlite" || following)
         return { active: await loadActive(), version: await dataVersion() };
       const stored = await storedHead(db);
       const same = stored.policyVersion === (active?.version ?? null) && policyReadAt >= 0;
@@ -208,6 +213,11 @@ export function policyState(
       }
       // Not following, each question reads the data version already; only the policy lags.
       if (version > policyReadAt) checkedAt = -Infinity;
+    },
+    async alone() {
+      knownVersion = await storedVersion();
+      policyStale = true;
+      following = true;
     },
     async follow(channel) {
       const [{ schema } = { schema: "" }] = await db.query<{ schema: string }>(

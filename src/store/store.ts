@@ -152,8 +152,10 @@ export async function openStore(options: StoreOptions = {}): Promise<FactStore> 
   const db = await openExecutor(placed);
   await migrate(db);
   const store = createStore(db, options.policyRefreshMs ?? 1000);
-  // SQLite has no notifications: each question reads the data version (a point read).
+  // SQLite has no notifications: each question reads the data version (a point read),
+  // unless the file is the store's own (temporary): then only its commits move it.
   if (options.follow !== false && db.engine === "postgres") await store.follow();
+  if (db.engine === "sqlite" && !placed.dataDir) await store.alone();
   if (placed.replicas && placed.replicas.urls.length > 0) await store.readFrom(placed.replicas);
   return store;
 }
@@ -183,6 +185,7 @@ const CHANGES_CHANNEL = "polar_sql_changes";
 
 type OpeningStore = FactStore & {
   follow(): Promise<void>;
+  alone(): Promise<void>;
   readFrom(replicas: ReplicaOptions): Promise<void>;
 };
 
@@ -238,6 +241,7 @@ function createStore(db: SqlExecutor, refreshMs: number): OpeningStore {
     db,
     dialect: db.engine === "sqlite" ? sqlite : postgres,
     follow: () => state.follow(CHANGES_CHANNEL),
+    alone: () => state.alone(),
     async readFrom(options) {
       replicas = await openReplicas(options, db, () => state.dataVersion());
     },
