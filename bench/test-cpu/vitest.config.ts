@@ -3,6 +3,7 @@
  *
  *   TEST_CPU_LOG=/tmp/cpu.tsv npx vitest run --config bench/test-cpu/vitest.config.ts
  *   grep -P '\t$' /tmp/cpu.tsv | sort -rn | head   # the files that cost most
+ *   FC_SEED=1 TEST_CPU_LOG=… npx vitest run --config … test/x.test.ts  # the same cases each run
  */
 import { fileURLToPath } from "node:url";
 import { defineConfig, mergeConfig } from "vitest/config";
