@@ -11,6 +11,7 @@ import type { SqlExecutor } from "../src/store/executor.js";
 import { type FactStore, openStore, type StoreOptions } from "../src/store/store.js";
 import { serverSchema } from "./support/central-services.js";
 import { storeThrough } from "./support/watched-store.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const databaseUrl = process.env.DATABASE_URL;
 
@@ -96,7 +97,10 @@ describe("a question past the request's deadline", () => {
         return db.query(SLOW.sqlite!, [], hints);
       },
     };
-    const service = serviceOver(storeThrough(store, slowed), { limits: { requestMs: 300 } });
+    const service = serviceOver(storeThrough(store, slowed), {
+      limits: { requestMs: 300 },
+      pool: sharedWorkerPool(),
+    });
     try {
       await service.postPolicy(
         { src: 'actor User {}\nallow(_: User, "read", _: User);\n', filename: "p.polar" },
