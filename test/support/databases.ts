@@ -95,6 +95,8 @@ function pgliteEngine(): TestEngine {
   afterAll(async () => {
     if (!opened) return;
     const lite = await opened;
+    // A transaction a failed test left open would keep the next file's statements in it.
+    await lite.exec("ROLLBACK");
     await lite.exec(`DROP SCHEMA IF EXISTS ${schemaName} CASCADE`);
     // The session's settings, search path and temporary tables, as a new PGlite has them.
     await lite.exec("DISCARD ALL");
