@@ -12,6 +12,7 @@ import { createService } from "../src/service/service.js";
 import { factSpace, routedFacts } from "./local-families.js";
 import { checked, compareAll, type Family, load, prepare } from "./local-support.js";
 import { testEngines } from "./support/databases.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const POLICY = `actor User {}
 resource Team {
@@ -98,7 +99,7 @@ describe.each(testEngines())("local SQL on $name", (engine) => {
 describe("the central service", () => {
   let service: PolarService;
   beforeAll(async () => {
-    service = await createService({});
+    service = await createService({ pool: sharedWorkerPool() });
     await service.postPolicy({ src: POLICY, filename: "users.polar" }, {});
     await service.batch([{ inserts: FACTS }]);
   });

@@ -23,6 +23,7 @@ import { formatDiagnostic } from "../src/source/format.js";
 import { positionOf } from "../src/source/source.js";
 import { closestName as suggest } from "../src/source/suggest.js";
 import { checked } from "./local-support.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const LONG = process.env.POLAR_SQL_LONG === "1";
 
@@ -261,7 +262,7 @@ describe("the local endpoints", () => {
 
 describe("over HTTP", () => {
   it("a 400 whose message carries `data_bindings:LINE:COLUMN` and the code; warnings pass", async () => {
-    const service = await createService({});
+    const service = await createService({ pool: sharedWorkerPool() });
     try {
       const app = createApp({ service, apiKeys: ["k"], logger: silentLogger });
       const post = (path: string, body: unknown) =>

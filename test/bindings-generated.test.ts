@@ -25,6 +25,7 @@ import { createService } from "../src/service/service.js";
 import { checked } from "./local-support.js";
 import { describeEngines } from "./support/databases.js";
 import { propertyRuns } from "./support/runs.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const DIR = "test/fixtures/generated";
 const POLICY = await readFile(join(DIR, "policy.polar"), "utf8");
@@ -262,7 +263,7 @@ describe("generated bindings on every surface", () => {
   };
 
   it("HTTP: the local endpoints answer 200; a binding that cannot run is a 400", async () => {
-    const service = await createService({});
+    const service = await createService({ pool: sharedWorkerPool() });
     try {
       const app = createApp({ service, apiKeys: ["k"], logger: silentLogger });
       const post = (path: string, body: unknown) =>

@@ -314,8 +314,15 @@ describeEach(engines, skipServer)("prepared statements on $name", (engine) => {
 });
 
 describeServiceEngines({ now: () => 5000n }, "service answers on $name", (engine) => {
+  // One service per engine for both tests: each posts its own policy over an empty store.
+  const emptied = async () => {
+    const service = await engine.service();
+    await service.clearData();
+    return service;
+  };
+
   it("reuse no answer across ids or the clock", async () => {
-    const service = await engine.fresh();
+    const service = await emptied();
     await service.postPolicy({ src: POLICY, filename: "p.polar" }, {});
     const ask = async (actor: string, action: string, type: string, id: string) => {
       const reply = await service.authorize({
@@ -372,7 +379,7 @@ describeServiceEngines({ now: () => 5000n }, "service answers on $name", (engine
   });
 
   it("read stored zero-argument facts, and stop when they are deleted", async () => {
-    const service = await engine.fresh();
+    const service = await emptied();
     const src = `actor User {}
 resource Doc { permissions = ["read"]; }
 declare open_house();

@@ -4,9 +4,8 @@
  * evaluate_query = authorize_resources = authorize_query executed = the reference evaluator.
  * Each policy family runs twice: facts stored, and the same facts sent as context facts.
  */
-import type { PGlite } from "@electric-sql/pglite";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkPolicy } from "../src/check/check.js";
 import type { Program } from "../src/check/program.js";
 import type { GroundFact } from "../src/core/value.js";
@@ -14,7 +13,7 @@ import { indexFacts } from "../src/evaluate/index.js";
 import { askEverything } from "./support/central-answers.js";
 import { CENTRAL_FAMILIES, type CentralFamily, NOW } from "./support/central-families.js";
 import { describeServiceEngines, factModesInTurn } from "./support/central-services.js";
-import { openTestPglite } from "./support/pglite.js";
+import { testEngines } from "./support/databases.js";
 import { propertyRuns } from "./support/runs.js";
 
 /**
@@ -23,14 +22,9 @@ import { propertyRuns } from "./support/runs.js";
  */
 const RUNS = Number(process.env.CENTRAL_RUNS ?? propertyRuns(2, 7));
 
-let sqlDb: PGlite;
-beforeAll(async () => {
-  sqlDb = await openTestPglite();
-});
-afterAll(async () => {
-  await sqlDb?.close();
-});
-const runSql = async (sql: string) => (await sqlDb.query<Record<string, unknown>>(sql)).rows;
+// Runs the statements of authorize_query (self-contained: no bindings) on PostgreSQL.
+const [sqlEngine] = testEngines();
+const runSql = async (sql: string) => (await sqlEngine!.db()).query(sql);
 
 function programOf(family: CentralFamily): Program {
   const checked = checkPolicy([{ name: family.file, text: family.src }]);

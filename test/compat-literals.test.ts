@@ -47,7 +47,11 @@ const cases = Object.keys(ORG_IDS).flatMap((column) =>
   [true, false].map((sqlTypes) => ({ column, sqlTypes })),
 );
 
-describe.each(testEngines())("central values against bound columns on $name", (engine) => {
+// One database per engine for the file (PGlite takes a second to start); every table is named
+// after its suite and case.
+const engines = testEngines();
+
+describe.each(engines)("central values against bound columns on $name", (engine) => {
   const program = checked(POLICY);
 
   it.each(cases)("$column column, sql_types given: $sqlTypes", async ({ column, sqlTypes }) => {
@@ -458,7 +462,7 @@ function manyIds(column: string, count: number): string[] {
  * against a uuid column, uuid-looking ids against an integer column.
  */
 describe("any central ids against columns of unknown type", () => {
-  const engine = testEngines()[0]!;
+  const engine = engines[0]!;
   const program = checked(POLICY);
   const uuidLike = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
   const int32Like = (id: string) =>
@@ -577,7 +581,7 @@ function documentedError(column: string, literal: string): RegExp | null {
   return null;
 }
 
-describe.each(testEngines())("each kind of id against each column type on $name", (engine) => {
+describe.each(engines)("each kind of id against each column type on $name", (engine) => {
   const program = checked(POLICY);
   const pairs = COLUMN_TYPES.flatMap((column) =>
     [true, false].map((sqlTypes) => ({ column, sqlTypes })),

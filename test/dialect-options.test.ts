@@ -20,6 +20,7 @@ import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
 import { createService } from "../src/service/service.js";
 import { checked } from "./local-support.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const POLICY = `actor User {}
 resource Doc {
@@ -220,7 +221,7 @@ describe("polar-sql sql --dialect", () => {
 
 describe("the HTTP bodies", () => {
   it("answer in the body's dialect and refuse an unknown one with a 400", async () => {
-    const service = await createService({});
+    const service = await createService({ pool: sharedWorkerPool() });
     try {
       const app = createApp({ service, apiKeys: ["k"], logger: silentLogger });
       const post = (path: string, payload: unknown) =>

@@ -24,6 +24,7 @@ import { authorize, type ExplainNode, explain } from "../src/evaluate/index.js";
 import { createService } from "../src/service/service.js";
 import { check } from "./support/explain-checker.js";
 import { LONG, propertyRuns } from "./support/runs.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const program: Program = (() => {
   const checked = checkPolicy([{ name: "policy.polar", text: FOLDER_POLICY }]);
@@ -120,7 +121,7 @@ describe("explain over random wide and deep folder graphs", () => {
     let service: PolarService;
     beforeAll(async () => {
       // Correctness, not speed, on a loaded machine: the request deadline is far.
-      service = await createService({ limits: { requestMs: 120_000 } });
+      service = await createService({ limits: { requestMs: 120_000 }, pool: sharedWorkerPool() });
       await service.postPolicy({ src: FOLDER_POLICY, filename: "policy.polar" }, {});
     });
     afterAll(() => service?.close());

@@ -10,6 +10,7 @@ import { checkPolicy } from "../src/check/check.js";
 import type { Program } from "../src/check/program.js";
 import type { GroundFact } from "../src/core/value.js";
 import { createService } from "../src/service/service.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 function programOf(text: string): Program {
   const checked = checkPolicy([{ name: "policy.polar", text }]);
@@ -84,7 +85,7 @@ describe("the service and a proof that doubles per level", () => {
       resource_type: "Folder",
       resource_id: "f0",
     };
-    const service = await createService({});
+    const service = await createService({ pool: sharedWorkerPool() });
     try {
       await service.postPolicy({ src: DOUBLING, filename: "policy.polar" }, {});
       await service.batch([{ inserts: doubling }]);

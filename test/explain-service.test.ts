@@ -261,7 +261,10 @@ describe("explain reads the store by pattern", () => {
       prepared: <Row>(sql: string, params: readonly string[]) =>
         watch(sql, params, db.prepared<Row>(sql, params)),
     };
-    const service = serviceOver(storeThrough(store, watched), { now: () => NOW });
+    const service = serviceOver(storeThrough(store, watched), {
+      now: () => NOW,
+      pool: sharedWorkerPool(),
+    });
     const ask = async (user: string) =>
       (
         await service.explain({

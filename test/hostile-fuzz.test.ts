@@ -9,6 +9,7 @@ import type { PolarService } from "../src/api/service.js";
 import { createApp } from "../src/http/app.js";
 import { createService } from "../src/service/service.js";
 import { propertyRuns } from "./support/runs.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const BASE = `actor User {}
 resource Doc {
@@ -141,7 +142,7 @@ const request = fc.oneof(
 );
 
 it("random hostile requests: never a 5xx, and the service answers afterwards", async () => {
-  service = await createService({ limits: { requestMs: 60_000 } });
+  service = await createService({ limits: { requestMs: 60_000 }, pool: sharedWorkerPool() });
   await service.postPolicy({ src: BASE, filename: null }, {});
   const app = createApp({ service, apiKeys: ["k"], logger: { info() {}, error() {} } });
   const post = (path: string, body: unknown) =>

@@ -14,6 +14,7 @@ import { type ServerHandle, startServer } from "../src/http/server.js";
 import { createService } from "../src/service/service.js";
 import { fakeService } from "./http-fake-service.js";
 import { propertyRuns } from "./support/runs.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const KEY = "fuzz-key";
 const bodyPaths = ROUTES.filter((r) => r.body === "json").map((r) => `/api${r.path}`);
@@ -227,7 +228,7 @@ describe("fuzzed bodies against the real service", () => {
   let realServer: ServerHandle;
 
   beforeAll(async () => {
-    real = await createService({});
+    real = await createService({ pool: sharedWorkerPool() });
     await real.postPolicy({ src: POLICY, filename: "" }, {});
     const app = createApp({ service: real, apiKeys: [KEY], logger: silentLogger });
     realServer = await startServer({ app, port: 0, host: "127.0.0.1" });

@@ -13,6 +13,7 @@ import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
 import { type ServerHandle, startServer } from "../src/http/server.js";
 import { createService } from "../src/service/service.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const KEY = "load-key";
 const SCALE: Scale = { users: 40, workspaces: 4, projectsPerWorkspace: 3, ticketsPerProject: 4 };
@@ -20,7 +21,7 @@ let service: PolarService;
 let server: ServerHandle;
 
 beforeAll(async () => {
-  service = await createService({});
+  service = await createService({ pool: sharedWorkerPool() });
   await service.postPolicy({ src: readFileSync(POLICY_FILE, "utf8"), filename: "" }, {});
   await service.batch([{ inserts: generateFacts(SCALE) }]);
   const app = createApp({ service, apiKeys: [KEY], logger: silentLogger });

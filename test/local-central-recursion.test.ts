@@ -116,7 +116,10 @@ describe("SQL in proportion to the question", () => {
   });
 });
 
-describe.each(testEngines())("$name", (engine) => {
+// One database per engine for the file (PGlite takes a second to start).
+const engines = testEngines();
+
+describe.each(engines)("$name", (engine) => {
   let db: TestDatabase;
   beforeAll(async () => {
     db = await engine.db();
@@ -165,7 +168,7 @@ resource Folder {
       data_bindings: folderBindings,
     }).sql;
 
-  it.each(testEngines())("answers each request for its own resource on $name", async (engine) => {
+  it.each(engines)("answers each request for its own resource on $name", async (engine) => {
     const db = await engine.db();
     await db.exec(`DROP TABLE IF EXISTS folder_roles;
       CREATE TABLE folder_roles (user_id text, role text, folder_id text);

@@ -10,6 +10,7 @@ import { authorizeQuery } from "../src/api/local.js";
 import { planStepsSpent, withBudget } from "../src/core/budget.js";
 import { createService } from "../src/service/service.js";
 import { checked } from "./local-support.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const chain = (n: number) => `actor User {}
 resource Doc { roles = ["viewer"]; permissions = ["read"]; "read" if "viewer"; }
@@ -44,7 +45,7 @@ describe("a chain of n rules", () => {
   });
 
   it("answers from stored facts of any link, read through one source", async () => {
-    const service = await createService();
+    const service = await createService({ pool: sharedWorkerPool() });
     try {
       await service.postPolicy({ src: chain(30), filename: null }, {});
       const fact = (link: string, id: string) => ({

@@ -151,7 +151,8 @@ describe.skipIf(!runnable)("playground in Chromium", () => {
       (await mkdtemp(join(tmpdir(), "polar-sql-playground-shots-")));
     await mkdir(shots, { recursive: true });
     process.stdout.write(`playground screenshots: ${shots}\n`);
-    built = await buildPlayground(site);
+    // A fast brotli quality: the shipped build's bytes are bench/playground/run.ts's figure.
+    built = await buildPlayground(site, { brotliQuality: 5 });
     const stop = new Promise<void>((done) => {
       stopServer = done;
     });

@@ -14,6 +14,7 @@ import { createApp } from "../src/http/app.js";
 import { silentLogger } from "../src/http/logger.js";
 import { type ServerHandle, startServer } from "../src/http/server.js";
 import { createService } from "../src/service/service.js";
+import { sharedWorkerPool } from "./support/worker-pool.js";
 
 const KEY = "scale-out-key";
 const POLICY = `actor User {}
@@ -35,7 +36,7 @@ describe("readYourWrites", () => {
   let staleUrl = "";
 
   beforeAll(async () => {
-    service = await createService({});
+    service = await createService({ pool: sharedWorkerPool() });
     await service.postPolicy({ src: POLICY, filename: "policy.polar" }, {});
     await service.batch([
       {

@@ -1,7 +1,8 @@
 /**
  * The embedded store starts small (issue 14, src/store/pglite-setup.ts): PGlite runs with the
- * embedded settings, an in-memory database starts from the cached empty image once one was
- * kept, and a cache that cannot be written or read only costs speed.
+ * embedded settings, a new database (in memory or in a new data directory) starts from the
+ * cached empty image once one was kept, and a cache that cannot be written or read only costs
+ * speed.
  */
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openPglite } from "../src/store/pglite-executor.js";
 import { openStore } from "../src/store/store.js";
+import { openTestPglite } from "./support/pglite.js";
 
 const saved = process.env.XDG_CACHE_HOME;
 afterEach(() => {
@@ -59,6 +61,36 @@ describe("embedded PGlite", () => {
       expect(row?.n).toBe(1);
     } finally {
       await second.close();
+    }
+  }, 60_000);
+
+  it("starts a new data directory from the image, and opens one that holds a database as it is", async () => {
+    // An image with a table of its own: a database made from it has the table, initdb's not.
+    const root = mkdtempSync(join(tmpdir(), "polar-pglite-"));
+    const imagePath = join(root, "marked.tar");
+    const source = await openTestPglite();
+    try {
+      await source.exec("CREATE TABLE from_the_image (n int)");
+      const image = await source.dumpDataDir("none");
+      writeFileSync(imagePath, Buffer.from(await image.arrayBuffer()));
+    } finally {
+      await source.close();
+    }
+    const dataDir = join(root, "data");
+    const marked = "SELECT to_regclass('from_the_image') IS NOT NULL AS marked";
+    const first = await openPglite({ dataDir, imagePath });
+    try {
+      expect(await first.query(marked)).toEqual([{ marked: true }]);
+      await first.query("INSERT INTO from_the_image VALUES (7)");
+    } finally {
+      await first.close();
+    }
+    // Loading the image over a database would fail (PGlite refuses it); the row is still there.
+    const again = await openPglite({ dataDir, imagePath });
+    try {
+      expect(await again.query("SELECT n FROM from_the_image")).toEqual([{ n: 7 }]);
+    } finally {
+      await again.close();
     }
   }, 60_000);
 

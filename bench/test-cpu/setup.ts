@@ -4,10 +4,16 @@
  * line appended to $TEST_CPU_LOG is `cpu-seconds <tab> file <tab> test` (the test empty for the
  * file's total). CPU is this worker process's, threads included; child processes (Chromium, CLI
  * runs) and the database servers are not counted.
+ *
+ * Property tests draw new cases each run, and the cases' sizes can double a file's time:
+ * $FC_SEED fixes fast-check's seed, so that two trees compared run the same cases.
  */
 import { appendFileSync } from "node:fs";
 import { basename } from "node:path";
+import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
+
+if (process.env.FC_SEED) fc.configureGlobal({ seed: Number(process.env.FC_SEED) });
 
 const log = process.env.TEST_CPU_LOG ?? "test-cpu.tsv";
 const seconds = (since: NodeJS.CpuUsage) => {

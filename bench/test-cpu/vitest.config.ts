@@ -3,6 +3,10 @@
  *
  *   TEST_CPU_LOG=/tmp/cpu.tsv npx vitest run --config bench/test-cpu/vitest.config.ts
  *   grep -P '\t$' /tmp/cpu.tsv | sort -rn | head   # the files that cost most
+ *   FC_SEED=1 TEST_CPU_LOG=… npx vitest run --config … test/x.test.ts  # the same cases each run
+ *
+ * Chromium, CLI processes and esbuild are not in these figures; bench/test-cpu/tree-cpu.ts
+ * counts a whole run's process tree.
  */
 import { fileURLToPath } from "node:url";
 import { defineConfig, mergeConfig } from "vitest/config";

@@ -21,7 +21,11 @@ export interface Answers {
   readonly bobIssueTitles: string[];
 }
 
-export async function askTheService(): Promise<Answers> {
+/**
+ * The answers to the quick start's questions. `db` holds the quick start's tables (schema.sql)
+ * for the local check; without it a fresh PGlite is created and loaded.
+ */
+export async function askTheService(db?: PGlite): Promise<Answers> {
   let url = process.env.POLAR_SQL_URL;
   let key = process.env.POLAR_SQL_API_KEY;
   let stop = async () => {};
@@ -58,10 +62,10 @@ export async function askTheService(): Promise<Answers> {
 
     // Local check: the service returns SQL; the application runs it on its own database.
     const filter = await oso.listLocal(bob, "read", "Issue", "issues.id");
-    const db = await PGlite.create();
+    const own = db ? null : await PGlite.create();
     try {
-      await db.exec(await readFile(here("schema.sql"), "utf8"));
-      const rows = await db.query<{ title: string }>(
+      if (own) await own.exec(await readFile(here("schema.sql"), "utf8"));
+      const rows = await (db ?? own!).query<{ title: string }>(
         `SELECT title FROM issues WHERE ${filter} ORDER BY id`,
       );
       return {
@@ -71,7 +75,7 @@ export async function askTheService(): Promise<Answers> {
         bobIssueTitles: rows.rows.map((r) => r.title),
       };
     } finally {
-      await db.close();
+      await own?.close();
     }
   } finally {
     await stop();

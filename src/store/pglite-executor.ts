@@ -1,4 +1,6 @@
 /** Embedded PostgreSQL (PGlite) as a `SqlExecutor`, in the thread that opens it. */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { recurrenceFilter, type SqlExecutor } from "./executor.js";
 import { cachedEmptyImage, EMBEDDED_SETTINGS, keepEmptyImage } from "./pglite-setup.js";
@@ -9,7 +11,10 @@ interface PgliteOptions {
   readonly dataDir?: string;
   /** `postgresql.conf` lines; the embedded settings by default (store/pglite-setup.ts). */
   readonly settings?: readonly string[];
-  /** Whether an in-memory database starts from the cached empty image; true by default. */
+  /**
+   * Whether a new database (in memory, or in a data directory that holds none yet) starts from
+   * the cached empty image; true by default.
+   */
   readonly cachedImage?: boolean;
   /** Where that image is kept; by default `emptyImagePath()` (store/pglite-setup.ts). */
   readonly imagePath?: string;
@@ -22,7 +27,8 @@ interface PgliteOptions {
  */
 export async function openPglite(options: PgliteOptions = {}): Promise<SqlExecutor> {
   const postgresqlconf = [...(options.settings ?? EMBEDDED_SETTINGS)];
-  const useImage = !options.dataDir && options.cachedImage !== false;
+  const isNew = !options.dataDir || !existsSync(join(options.dataDir, "PG_VERSION"));
+  const useImage = isNew && options.cachedImage !== false;
   const image = useImage ? await cachedEmptyImage(options.imagePath) : null;
   const db = await PGlite.create({
     postgresqlconf,

@@ -4,10 +4,11 @@
  * - Settings for a database that lives in this process: PGlite's defaults size the shared
  *   buffers (128 MB) and WAL (up to 1 GB before a checkpoint) for a server, and in memory the
  *   data files are already RAM, so big buffers hold every page twice.
- * - A fresh in-memory database starts from an empty data directory made by `initdb` once and
- *   kept in the user's cache directory: `initdb` runs a second PGlite instance, which costs
- *   seconds and hundreds of MB that the process keeps. The image holds no data of ours (the
- *   schema and its secret are made by the migrations of each store).
+ * - A new database, in memory or in a data directory that holds none yet, starts from an empty
+ *   data directory made by `initdb` once and kept in the user's cache directory: `initdb` runs
+ *   a second PGlite instance, which costs seconds and hundreds of MB that the process keeps. The
+ *   image holds no data of ours (the schema and its secret are made by the migrations of each
+ *   store).
  */
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";

@@ -1,6 +1,8 @@
 /**
  * Real PostgreSQL for tests: PGlite always, the PostgreSQL server when DATABASE_URL is set.
- * Each test file shares one instance per engine (PGlite takes seconds to start).
+ * Each engine works in a schema of its own, dropped after the file: on the server so that
+ * files running in parallel do not see each other's tables, in PGlite so that the files of one
+ * test process can share one PGlite (a start costs about half a second of CPU).
  *
  *   describeEngines("$name", (engine) => { it(..., async () => { await engine.db().query(...) }) });
  */
@@ -77,26 +79,67 @@ function unavailable(name: TestEngine["name"]): TestEngine {
   };
 }
 
+/**
+ * The test process's PGlite, shared by the `pglite` engines of every file: files run one after
+ * another in a process (vitest.config.ts `isolate: false`), and tests within a file one after
+ * another, so one session serves them all. Like the test process's worker pool, it is never
+ * closed.
+ */
+let sharedPglite: Promise<PGlite> | undefined;
+/** The schema the shared PGlite's search path names, once an engine has set it. */
+let searchPath: string | null = null;
+
 function pgliteEngine(): TestEngine {
+  const schemaName = uniqueSchemaName();
   let opened: Promise<PGlite> | undefined;
   afterAll(async () => {
-    if (opened) await (await opened).close();
+    if (!opened) return;
+    const lite = await opened;
+    // A transaction a failed test left open would keep the next file's statements in it.
+    await lite.exec("ROLLBACK");
+    await lite.exec(`DROP SCHEMA IF EXISTS ${schemaName} CASCADE`);
+    // The session's settings, search path and temporary tables, as a new PGlite has them.
+    await lite.exec("DISCARD ALL");
+    searchPath = null;
   });
+  /** The shared PGlite, its search path on this engine's schema (another engine's before). */
+  async function lite(): Promise<PGlite> {
+    opened ??= (async () => {
+      sharedPglite ??= openTestPglite();
+      const shared = await sharedPglite;
+      await shared.exec(`CREATE SCHEMA ${schemaName}`);
+      return shared;
+    })();
+    const shared = await opened;
+    if (searchPath !== schemaName) {
+      await shared.exec(`SET search_path TO ${schemaName}`);
+      searchPath = schemaName;
+    }
+    return shared;
+  }
   return {
     name: "pglite",
     async db() {
-      opened ??= openTestPglite();
-      const lite = await opened;
+      await lite();
       return {
         async query<Row>(sql: string, parameters?: readonly unknown[]) {
-          return (await lite.query<Row>(sql, parameters ? [...parameters] : undefined)).rows;
+          const rows = await (await lite()).query<Row>(
+            sql,
+            parameters ? [...parameters] : undefined,
+          );
+          return rows.rows;
         },
         async exec(sql: string) {
-          await lite.exec(sql);
+          await (await lite()).exec(sql);
         },
       };
     },
   };
+}
+
+/** A schema name unlikely to collide with another test process's on the server. */
+function uniqueSchemaName(): string {
+  return `t_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
 }
 
 /**
@@ -112,7 +155,7 @@ function postgresEngine(url: string): TestEngine {
       await client.end();
     }
   });
-  const schemaName = `t_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const schemaName = uniqueSchemaName();
   return {
     name: "postgres",
     async db() {
