@@ -50,6 +50,15 @@ export interface PolicyState {
   alone(): Promise<void>;
 }
 
+/** The data version as stored. */
+async function storedVersion(db: SqlExecutor): Promise<number> {
+  const rows = await run(
+    db,
+    sql<{ value: string }>`SELECT value FROM ${metaTable} WHERE key = 'data_version'`,
+  );
+  return Number(rows[0]?.value ?? 0);
+}
+
 /** The newest policy's version (null: none stored) and the data version, in one statement. */
 export async function storedHead(
   db: SqlExecutor,
@@ -125,7 +134,7 @@ export function policyState(
       if (fresh) return active;
     }
     policyStale = false; // before reading: a change noticed meanwhile reads again
-    policyReadAt = await storedVersion();
+    policyReadAt = await storedVersion(db);
     const rows = await run(
       db,
       sql<{ version: string; src: string; filename: string | null }>`SELECT version, src, filename
@@ -159,17 +168,9 @@ export function policyState(
     return other;
   }
 
-  async function storedVersion(): Promise<number> {
-    const rows = await run(
-      db,
-      sql<{ value: string }>`SELECT value FROM ${metaTable} WHERE key = 'data_version'`,
-    );
-    return Number(rows[0]?.value ?? 0);
-  }
-
   /** The data version as stored, learned when following. */
   async function readVersion(): Promise<number> {
-    const version = await storedVersion();
+    const version = await storedVersion(db);
     if (following) learnVersion(version);
     return version;
   }
@@ -215,7 +216,7 @@ export function policyState(
       if (version > policyReadAt) checkedAt = -Infinity;
     },
     async alone() {
-      knownVersion = await storedVersion();
+      knownVersion = await storedVersion(db);
       policyStale = true;
       following = true;
     },
