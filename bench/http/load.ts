@@ -16,6 +16,7 @@
  *   npx tsx bench/http/load.ts --pglite        # the embedded PGlite store instead of SQLite
  *   npx tsx bench/http/load.ts --trace=20      # the 20 slowest open-loop requests, split
  *   npx tsx bench/http/load.ts --gc-pauses=20  # the server prints each GC pause of 20 ms or more
+ *   npx tsx bench/http/load.ts --cpu-prof=/tmp/p  # the server's CPU profile, in that directory
  *   npx tsx bench/http/load.ts --postgres      # the store on DATABASE_URL (default
  *                                              # postgres://postgres@127.0.0.1:5432/test),
  *                                              # schema bench_http, dropped and recreated
@@ -41,6 +42,8 @@ const onPostgres = process.argv.includes("--postgres");
 // The server process reads it (serve.ts): its GC pauses of at least this many ms, on stderr.
 const gcPauses = process.argv.find((a) => a.startsWith("--gc-pauses="));
 if (gcPauses) process.env.BENCH_GC_PAUSES = gcPauses.slice("--gc-pauses=".length);
+/** A directory for the server's CPU profile, written when it exits (`--cpu-prof=<dir>`). */
+const cpuProf = process.argv.find((a) => a.startsWith("--cpu-prof="))?.slice("--cpu-prof=".length);
 /** Slowest open-loop requests to print, each split (open-loop.ts); 0 prints none. */
 const TRACE = Number(
   process.argv.find((a) => a.startsWith("--trace="))?.slice("--trace=".length) ?? 0,
@@ -73,6 +76,7 @@ async function main(): Promise<void> {
     databaseUrl: onPostgres ? await serverStore("bench_http") : null,
     embedded: process.argv.includes("--pglite") ? "pglite" : "sqlite",
     answerCache: !process.argv.includes("--no-answer-cache"),
+    ...(cpuProf && { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`] }),
   });
   console.log(`server ready in ${Math.round((Date.now() - started) / 1000)} s at ${server.url}`);
   const mix = dataset.requests(BODIES);
