@@ -16,9 +16,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorizeQuery, listQuery } from "../src/api/local.js";
 import type { GroundFact } from "../src/core/value.js";
 import { authorize, list } from "../src/evaluate/index.js";
-import { type EngineRunner, RUNNERS } from "./dialect-runners.js";
+import { closeEngines, type EngineRunner, RUNNERS } from "./dialect-runners.js";
+
 import { checked } from "./local-support.js";
 import { propertyRuns } from "./support/runs.js";
+
+// Engines this file opened (test/dialect-runners.ts).
+afterAll(closeEngines);
 
 const policy = checked(`actor User {}
 resource Org { roles = ["member"]; }

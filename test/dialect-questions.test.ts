@@ -5,7 +5,7 @@
  * the answer with the reference evaluator's. The SQL check runs for every dialect; the engine
  * check is skipped where this run has no engine for it (MariaDB without MARIADB_URL).
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   actionsQuery,
   authorizeQuery,
@@ -16,8 +16,12 @@ import {
 import type { GroundFact, Value } from "../src/core/value.js";
 import { DIALECT_NAMES, DIALECTS, type DialectName } from "../src/dialects/registry.js";
 import { actions, authorize, list, query } from "../src/evaluate/index.js";
-import { RUNNERS } from "./dialect-runners.js";
+import { closeEngines, RUNNERS } from "./dialect-runners.js";
+
 import { checked, NOW } from "./local-support.js";
+
+// Engines this file opened (test/dialect-runners.ts).
+afterAll(closeEngines);
 
 const program = checked(`actor User {}
 resource Folder {

@@ -9,7 +9,6 @@
  */
 import Database from "better-sqlite3";
 import mysql from "mysql2/promise";
-import { afterAll } from "vitest";
 import type { DialectName } from "../src/dialects/registry.js";
 import { MARIADB } from "./support/mariadb.js";
 import { openTestPglite } from "./support/pglite.js";
@@ -26,9 +25,15 @@ export interface EngineRunner {
 type Opener = () => Promise<EngineRunner>;
 
 const closers: (() => Promise<void>)[] = [];
-afterAll(async () => {
+
+/**
+ * Closes every engine opened so far: each file that opens engines calls it in its own
+ * `afterAll` (files share this module in a test process, so a hook registered here at load
+ * would run after the first file only).
+ */
+export async function closeEngines(): Promise<void> {
   for (const close of closers.splice(0)) await close();
-});
+}
 
 const pglite: Opener = async () => {
   const db = await openTestPglite();
