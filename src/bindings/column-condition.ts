@@ -56,6 +56,19 @@ export function qualifiedCondition(
   alias: string,
   syntax: DialectName = DEFAULT_DIALECT,
 ): string | null {
+  return splitAtColumns(condition, syntax)?.join(`${alias}.`) ?? null;
+}
+
+/**
+ * The condition cut before each column it names (trimmed), for `qualifiedCondition`'s forms,
+ * or null for any other condition: joined with `alias.`, the condition for that alias.
+ *
+ *   splitAtColumns("a IS NULL AND NOT b") // ["", "a IS NULL AND NOT ", "b"]
+ */
+export function splitAtColumns(
+  condition: string,
+  syntax: DialectName = DEFAULT_DIALECT,
+): readonly string[] | null {
   const pieces = piecesOf(condition, syntax);
   if (!pieces) return null;
   /** Where the columns start in `condition`. */
@@ -108,11 +121,10 @@ export function qualifiedCondition(
   do if (!conjunct()) return null;
   while (keyword("and"));
   if (at !== pieces.length) return null;
-  let qualified = condition;
-  for (const start of columns.reverse()) {
-    qualified = `${qualified.slice(0, start)}${alias}.${qualified.slice(start)}`;
-  }
-  return qualified.trim();
+  const text = condition.trim();
+  const offset = condition.length - condition.trimStart().length;
+  const starts = columns.map((start) => start - offset);
+  return [0, ...starts].map((start, n) => text.slice(start, starts[n] ?? text.length));
 }
 
 /** The condition's tokens, or null when it holds anything they do not show (a comment). */

@@ -28,7 +28,7 @@ import {
   TableNode,
   WhereNode,
 } from "kysely";
-import { qualifiedCondition } from "../bindings/column-condition.js";
+import { splitAtColumns } from "../bindings/column-condition.js";
 import type { Binding } from "../bindings/types.js";
 import { DEFAULT_DIALECT } from "../dialects/registry.js";
 import { argColumn } from "../plan/ir.js";
@@ -116,11 +116,10 @@ export function inlineScans(
     let result: Inlined | null = null;
     if (binding && columns) {
       const scan = binding.scan!;
-      const joins = (alias: string) =>
-        scan.conditions.map((condition) => qualifiedCondition(condition, alias, syntax));
-      if (joins("f").every((condition) => condition !== null)) {
+      const split = scan.conditions.map((condition) => splitAtColumns(condition, syntax));
+      if (split.every((parts) => parts !== null)) {
         const where = (alias: string) =>
-          joins(alias).map((condition) => parens(writtenSql(condition!, alias)));
+          split.map((parts) => parens(writtenSql(parts!.join(`${alias}.`), alias)));
         result = { from: writtenSql(scan.table, null), where, columns };
       } else if (lowering.rules.inlineScans === "subqueries") {
         const from = select({
