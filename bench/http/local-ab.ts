@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
-import { RECURSIVE_BINDINGS, RECURSIVE_SCALES } from "./recursive.js";
+import { authorizeQueryBody, RECURSIVE_BINDINGS, RECURSIVE_SCALES } from "./recursive.js";
 import { type ServerProcess, startServer } from "./server-process.js";
 
 const option = (name: string) =>
@@ -89,18 +89,7 @@ function post(to: Side, body: string): Promise<number> {
   });
 }
 
-const body = (user: number, document: number, bindings = RECURSIVE_BINDINGS) =>
-  JSON.stringify({
-    query: {
-      actor_type: "User",
-      actor_id: String(user),
-      action: "read",
-      resource_type: "Document",
-      resource_id: String(document),
-      context_facts: [],
-    },
-    data_bindings: bindings,
-  });
+const body = authorizeQueryBody;
 
 const sides = [await side("after", process.cwd()), await side("before", resolve(beforeDir))];
 /** Both servers, the first one changing every round. */

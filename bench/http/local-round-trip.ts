@@ -22,7 +22,7 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { loadavg } from "node:os";
-import { RECURSIVE_BINDINGS, RECURSIVE_SCALES } from "./recursive.js";
+import { authorizeQueryBody, RECURSIVE_BINDINGS, RECURSIVE_SCALES } from "./recursive.js";
 import { serverStore, startServer } from "./server-process.js";
 
 const small = process.argv.includes("--small");
@@ -82,18 +82,7 @@ function send(
   });
 }
 
-const body = (user: number, document: number, bindings = RECURSIVE_BINDINGS) =>
-  JSON.stringify({
-    query: {
-      actor_type: "User",
-      actor_id: String(user),
-      action: "read",
-      resource_type: "Document",
-      resource_id: String(document),
-      context_facts: [],
-    },
-    data_bindings: bindings,
-  });
+const body = authorizeQueryBody;
 
 /** New bindings texts asked once each after the steady state (same bindings, a comment apart). */
 const NEW_TEXTS = 100;

@@ -181,3 +181,17 @@ export function recursiveRequests(
     })),
   };
 }
+
+/** The body of `POST /api/authorize_query`: may `user` read `document`, with these bindings. */
+export const authorizeQueryBody = (user: number, document: number, bindings = RECURSIVE_BINDINGS) =>
+  JSON.stringify({
+    query: {
+      actor_type: "User",
+      actor_id: String(user),
+      action: "read",
+      resource_type: "Document",
+      resource_id: String(document),
+      context_facts: [],
+    },
+    data_bindings: bindings,
+  });
