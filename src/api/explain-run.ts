@@ -17,7 +17,7 @@ import {
 import { indexFacts } from "../evaluate/facts.js";
 import { isWildcard, type Slot } from "../evaluate/slot.js";
 import { StageError } from "../source/stage-error.js";
-import type { FactLookup } from "../store/facts.js";
+import type { FactLookup } from "../store/fact-lookups.js";
 
 export interface ExplainRun {
   /** `holds`: only whether `allow` holds (it reads most of what the tree needs); `explain`: the tree. */

@@ -12,7 +12,8 @@ import { abstractDenial } from "../evaluate/explain.js";
 import { explanationJson, withJsonText } from "../evaluate/explain-json.js";
 import type { Explanation } from "../evaluate/explain-node.js";
 import type { SqlExecutor } from "../store/executor.js";
-import { type FactLookup, matchingFactsOfEach, relationClosure } from "../store/facts.js";
+import { type FactLookup, matchingFactsOfEach } from "../store/fact-lookups.js";
+import { relationClosure } from "../store/facts.js";
 import {
   type ExplainEvaluator,
   type ExplainRun,

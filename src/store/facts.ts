@@ -179,9 +179,10 @@ export function exactFact(pattern: FactPattern): GroundFact | null {
   return { predicate: pattern.predicate, args };
 }
 
-type FactRow = Record<string, string | number>;
+/** A fact table row as the engines return it. */
+export type FactRow = Record<string, string | number>;
 
-function rowToFact(row: FactRow): GroundFact {
+export function rowToFact(row: FactRow): GroundFact {
   const arity = Number(row.arity);
   const args: Value[] = [];
   for (let i = 0; i < arity; i++)
@@ -297,7 +298,7 @@ export async function matchingFacts(
 }
 
 /** A fixed value where the pattern has one, else a fixed type where `types` has one. */
-function lookupPositions(
+export function lookupPositions(
   arity: number,
   pattern: readonly (Value | null)[],
   types: readonly (string | null)[],
@@ -309,119 +310,6 @@ function lookupPositions(
     else if (types[position]) positions.push({ position, type: types[position] });
   }
   return positions;
-}
-
-/** One `matchingFacts` read: see there. */
-export interface FactLookup {
-  readonly predicate: string;
-  readonly arity: number;
-  readonly pattern?: readonly (Value | null)[];
-  readonly types?: readonly (string | null)[];
-}
-
-/**
- * Several `matchingFacts` reads in one round trip: the facts of each lookup, in order. The
- * lookups are grouped by the columns they fix; each group is one `SELECT` joining the fact table
- * with its lookups' values, passed as arrays (SQLite: one JSON array), so the statement's text
- * depends on which columns are fixed, never on how many lookups there are. At most
- * `GROUPS_PER_STATEMENT` groups share one statement.
- */
-export async function matchingFactsOfEach(
-  db: SqlExecutor,
-  lookups: readonly FactLookup[],
-): Promise<GroundFact[][]> {
-  const found: GroundFact[][] = lookups.map(() => []);
-  const groups = new Map<string, LookupGroup>();
-  lookups.forEach((lookup, index) => {
-    // Beyond the store's arity, or with a NUL (no stored text holds one): nothing to find.
-    if (lookup.arity > MAX_FACT_ARITY || holdsNul(lookup)) return;
-    const { predicate, arity, pattern = [], types = [] } = lookup;
-    const fixed: string[] = [];
-    const values: string[] = [];
-    for (const { position, type, id } of lookupPositions(arity, pattern, types)) {
-      if (id != null) {
-        fixed.push(`i${position}`);
-        values.push(id);
-      }
-      if (type != null) {
-        fixed.push(`t${position}`);
-        values.push(type);
-      }
-    }
-    const key = fixed.join(",");
-    let group = groups.get(key);
-    if (!group) {
-      group = { columns: fixed, rows: [] };
-      groups.set(key, group);
-    }
-    group.rows.push([String(index), predicate, String(arity), ...values]);
-  });
-  const all = [...groups.values()];
-  for (let start = 0; start < all.length; start += GROUPS_PER_STATEMENT) {
-    const statement = lookupStatement(db.engine, all.slice(start, start + GROUPS_PER_STATEMENT));
-    // A prepared statement: the same columns fixed for other values reuse its plan.
-    const rows = await runPrepared(db, statement);
-    for (const row of rows) found[Number(row.lookup)]!.push(rowToFact(row));
-  }
-  return found;
-}
-
-/** Lookups that fix the same columns: a row per lookup, `[index, predicate, arity, …values]`. */
-interface LookupGroup {
-  readonly columns: readonly string[];
-  readonly rows: string[][];
-}
-
-/** Groups of lookups per statement: far below SQLite's 500 terms of a compound `SELECT`. */
-const GROUPS_PER_STATEMENT = 50;
-
-function holdsNul(lookup: FactLookup): boolean {
-  const nul = (text: string | null | undefined) => text?.includes("\u0000") ?? false;
-  return (
-    nul(lookup.predicate) ||
-    (lookup.pattern ?? []).some((value) => nul(value?.type) || nul(value?.id)) ||
-    (lookup.types ?? []).some(nul)
-  );
-}
-
-/**
- * One `SELECT` per group, joined by `UNION ALL`: the group's rows as a table (`unnest` of one
- * array per column; SQLite: `json_each` of one JSON array of rows) driving indexed reads of the
- * fact table. Each row found carries its lookup's index as `lookup`.
- */
-function lookupStatement(
-  engine: SqlExecutor["engine"],
-  groups: readonly LookupGroup[],
-): RawBuilder<FactRow> {
-  const selects = groups.map(({ columns, rows }) => {
-    // Column names and positions the store chose, never a caller's: bare text.
-    const conditions = ["predicate", "arity", ...columns];
-    const on = (key: (i: number) => string) =>
-      sql.raw(conditions.map((column, i) => `f.${column} = ${key(i)}`).join(" AND "));
-    if (engine === "sqlite") {
-      const json = JSON.stringify(
-        rows.map(([index, predicate, arity, ...values]) => [
-          Number(index),
-          predicate,
-          Number(arity),
-          ...values,
-        ]),
-      );
-      return sql`SELECT k.value ->> 0 AS lookup, f.* FROM json_each(${json}) AS k
-        CROSS JOIN ${fact} AS f ON ${on((i) => `k.value ->> ${i + 1}`)}`;
-    }
-    const names = ["n", "p", "a", ...columns.map((_, i) => `c${i}`)];
-    const arrays = names.map((name, i) => {
-      const values = textArray(rows.map((row) => row[i]!));
-      if (name === "n") return sql`CAST(${values} AS integer[])`;
-      if (name === "a") return sql`CAST(${values} AS smallint[])`;
-      return sql`CAST(${values} AS text[])`;
-    });
-    const alias = sql.raw(names.join(", "));
-    return sql`SELECT k.n AS lookup, f.* FROM unnest(${sql.join(arrays)}) AS k(${alias})
-      JOIN ${fact} AS f ON ${on((i) => `k.${names[i + 1]}`)}`;
-  });
-  return sql.join(selects, sql`\nUNION ALL\n`).$castTo<FactRow>();
 }
 
 /**
@@ -466,6 +354,6 @@ export async function relationClosure(
 }
 
 /** A PostgreSQL array literal of text values: `{"a","b \\"c\\""}`. */
-function textArray(values: readonly string[]): string {
+export function textArray(values: readonly string[]): string {
   return `{${values.map((v) => `"${v.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
 }
