@@ -18,13 +18,16 @@ import { runServeCommand } from "../../src/cli/serve-command.js";
 import { datasetFromEnv } from "./fixture.js";
 
 const gcPauseMs = Number(process.env.BENCH_GC_PAUSES ?? 0);
+/** `detail.kind` of a gc entry (perf_hooks constants NODE_PERFORMANCE_GC_*). */
+const GC_KINDS: Record<number, string> = { 1: "minor", 4: "major", 8: "incremental", 16: "weak" };
 if (gcPauseMs > 0) {
   const started = performance.now();
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       if (entry.duration < gcPauseMs) continue;
       const at = ((entry.startTime - started) / 1000).toFixed(2);
-      process.stderr.write(`gc pause ${entry.duration.toFixed(1)} ms at ${at} s (${entry.name})\n`);
+      const kind = GC_KINDS[(entry as { detail?: { kind?: number } }).detail?.kind ?? 0] ?? "gc";
+      process.stderr.write(`gc pause ${entry.duration.toFixed(1)} ms at ${at} s (${kind})\n`);
     }
   }).observe({ entryTypes: ["gc"] });
 }

@@ -45,6 +45,13 @@ export interface SqlExecutor {
     params: readonly string[],
     hints?: StatementHints,
   ): Promise<Row[]>;
+  /**
+   * Runs a read at once on the calling thread, where the store keeps a connection there
+   * (SQLite, src/store/sqlite-read-now.ts); null when it would have to wait for a lock. Only
+   * for reads that an index bounds: a `LIMIT` over the entries of one index prefix per row of
+   * a small input (src/store/fact-lookups.ts), since nothing can interrupt it.
+   */
+  readonly readNow?: (sql: string, params: readonly unknown[]) => Record<string, unknown>[] | null;
   /** Follows `NOTIFY`s on `channel`, also from other processes. Resolves once listening. */
   listen(channel: string, listener: ChannelListener): Promise<void>;
   /** Runs `work` in one transaction: all of it commits, or none of it. */

@@ -30,6 +30,8 @@ export async function matchingFactsOfEach(
   db: SqlExecutor,
   lookups: readonly FactLookup[],
 ): Promise<GroundFact[][]> {
+  const now = db.readNow ? readEachNow(db.readNow, lookups) : null;
+  if (now) return now;
   const found: GroundFact[][] = lookups.map(() => []);
   const groups = new Map<string, LookupGroup>();
   lookups.forEach((lookup, index) => {
@@ -192,4 +194,99 @@ function lookupSql(
       JOIN ${fact} AS f ON ${on((i) => `k.${names[i + 1]}`)}`;
   });
   return sql.join(selects, sql`\nUNION ALL\n`).$castTo<FactRow>();
+}
+
+/** Index prefixes one read on the calling thread may seek, and rows it may read in all. */
+const NOW_PREFIXES = 16;
+const NOW_ROWS = 256;
+/** The argument positions the fact table indexes (src/store/schema.ts). */
+const INDEXED_POSITIONS = 3;
+
+/**
+ * The lookups answered by one read on the calling thread (`SqlExecutor.readNow`), or null
+ * when they are not all bounded by an index or found too much (a store thread reads them
+ * then). Each lookup that fixes a value at an indexed position reads every fact of that index
+ * prefix (predicate, arity, the value), up to `NOW_ROWS` in all, so the read never scans more
+ * than it returns; the lookup's other conditions are tested here.
+ */
+function readEachNow(
+  readNow: NonNullable<SqlExecutor["readNow"]>,
+  lookups: readonly FactLookup[],
+): GroundFact[][] | null {
+  const prefixes = new Map<string, { readonly row: unknown[]; readonly lookups: number[] }>();
+  const positions = new Set<number>();
+  let width = 0;
+  for (const [index, lookup] of lookups.entries()) {
+    if (lookup.arity > MAX_FACT_ARITY || holdsNul(lookup)) continue;
+    const pattern = lookup.pattern ?? [];
+    const position = pattern.findIndex((value, i) => value && i < INDEXED_POSITIONS);
+    if (position < 0 || position >= lookup.arity) return null;
+    const value = pattern[position]!;
+    const key = JSON.stringify([lookup.predicate, lookup.arity, position, value.type, value.id]);
+    let prefix = prefixes.get(key);
+    if (!prefix) {
+      if (prefixes.size >= NOW_PREFIXES) return null;
+      const row = [prefixes.size, lookup.predicate, lookup.arity, value.id, value.type, position];
+      prefix = { row, lookups: [] };
+      prefixes.set(key, prefix);
+    }
+    prefix.lookups.push(index);
+    positions.add(position);
+    width = Math.max(width, lookup.arity);
+  }
+  const found: GroundFact[][] = lookups.map(() => []);
+  if (prefixes.size === 0) return found;
+  const byPosition = [...positions].sort();
+  const values = byPosition.map((position) =>
+    JSON.stringify([...prefixes.values()].map((p) => p.row).filter((row) => row[5] === position)),
+  );
+  const rows = readNow(readNowText(byPosition, width), values) as FactRow[] | null;
+  if (!rows || rows.length > NOW_ROWS) return null;
+  const byRow = [...prefixes.values()];
+  for (const row of rows) {
+    const [prefix, fact] = foundFact(row);
+    for (const index of byRow[prefix]!.lookups) {
+      if (matches(fact, lookups[index]!)) found[index]!.push(fact);
+    }
+  }
+  return found;
+}
+
+/** Whether `fact` is one `lookup` asks for (what its statement would test). */
+function matches(fact: GroundFact, lookup: FactLookup): boolean {
+  if (fact.predicate !== lookup.predicate || fact.args.length !== lookup.arity) return false;
+  return lookupPositions(lookup.arity, lookup.pattern ?? [], lookup.types ?? []).every(
+    ({ position, type, id }) => {
+      const arg = fact.args[position]!;
+      return (type == null || arg.type === type) && (id == null || arg.id === id);
+    },
+  );
+}
+
+/**
+ * The read of every fact under some index prefixes: per position, a JSON array of rows
+ * `[prefix, predicate, arity, id, type, position]` driving that position's index, each fact
+ * as `[prefix, predicate, arity, t0, i0, …]`, at most one row past `NOW_ROWS`.
+ */
+function readNowText(positions: readonly number[], width: number): string {
+  const shape = `now ${width} ${positions.join(",")}`;
+  let text = texts.get(shape);
+  if (text !== undefined) return text;
+  const read = [
+    "predicate",
+    "arity",
+    ...Array.from({ length: width }, (_, i) => [`t${i}`, `i${i}`]).flat(),
+  ].map((column) => `f.${column}`);
+  const selects = positions.map(
+    (p) => sql`SELECT json_array(k.value ->> 0, ${sql.raw(read.join(", "))}) AS fact
+      FROM json_each(${"?"}) AS k CROSS JOIN ${sql.table(FACT_TABLE)} AS f
+      ON ${sql.raw(`f.predicate = k.value ->> 1 AND f.arity = k.value ->> 2 AND f.i${p} = k.value ->> 3 AND f.t${p} = k.value ->> 4`)}`,
+  );
+  text = compile(
+    "sqlite",
+    sql`${sql.join(selects, sql`\nUNION ALL\n`)}\nLIMIT ${sql.lit(NOW_ROWS + 1)}`,
+  ).sql;
+  if (texts.size >= TEXTS_KEPT) texts.clear();
+  texts.set(shape, text);
+  return text;
 }

@@ -1,7 +1,8 @@
 /**
  * The fact store on embedded SQLite, off the event loop: one writer thread and reader threads,
  * each with its own connection to one file in WAL mode (src/store/store-thread.ts), so that
- * readers read beside the writer and no statement runs on the main thread. Statements go to
+ * readers read beside the writer and no statement holds the main thread (but the bounded reads
+ * of `readNow`, src/store/sqlite-read-now.ts). Statements go to
  * the least busy reader; one that writes is refused there and sent to the writer, which also
  * runs every transaction. A reader still running a statement at its deadline is ended and
  * replaced (better-sqlite3 cannot interrupt a statement); the writer is never ended.
@@ -11,6 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SqlExecutor, StatementHints } from "./executor.js";
+import { openReadNow, type ReadNow } from "./sqlite-read-now.js";
 import { closeThread, runOn, transactionOn } from "./thread-executor.js";
 import type { ThreadDatabase } from "./thread-protocol.js";
 import { type StoreThread, startStoreThread } from "./threads.js";
@@ -51,6 +53,15 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
       ...Array.from({ length: options.readers ?? 2 }, () => startReader(database)),
     ]);
   } catch (cause) {
+    removeTemporary();
+    throw cause;
+  }
+  // After the threads: the file exists and is in WAL mode.
+  let now: ReadNow;
+  try {
+    now = await openReadNow(database.path);
+  } catch (cause) {
+    await Promise.all([writer, ...readers].map(closeThread));
     removeTemporary();
     throw cause;
   }
@@ -108,10 +119,12 @@ export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise
     // One process writes a SQLite database at a time and SQLite has no notifications: the
     // store reads the data version for every question instead (store.ts, `follow`).
     listen: () => Promise.reject(new Error("the SQLite store cannot follow other processes")),
+    readNow: (sql, params) => now.read(sql, params),
     transaction: (work) => transactionOn(writer, "sqlite", work),
     async close() {
       if (closed) return;
       closed = true;
+      now.close();
       await Promise.all(readers.splice(0).map(closeThread));
       await closeThread(writer);
       removeTemporary();
