@@ -340,63 +340,6 @@ describe("the SQLite store", () => {
   });
 });
 
-describe("the SQLite store's planner statistics (src/store/statistics.ts)", () => {
-  /** Rows of SQLite's statistics tables in the store's file, read on a connection of its own. */
-  async function statistics(dir: string): Promise<{ stat1: number; stat4: number }> {
-    const db = openDatabase(await loadBetterSqlite3(), join(dir, SQLITE_FILE));
-    try {
-      const count = (table: string) =>
-        (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-      return { stat1: count("sqlite_stat1"), stat4: count("sqlite_stat4") };
-    } finally {
-      db.close();
-    }
-  }
-  const facts = (n: number) => Array.from({ length: n }, (_, i) => isPublic(`t${i}`, i % 2 === 0));
-
-  it("analyzes the fact table after a large write and keeps no index samples", async () => {
-    const dir = freshDir();
-    const service = serviceOver(await openStore({ embedded: "sqlite", dataDir: dir }), {
-      workers: 0,
-    });
-    try {
-      await service.postPolicy({ src: POLICY, filename: "p.polar" }, {});
-      await service.batch([{ inserts: facts(2500) }]);
-      const { stat1, stat4 } = await statistics(dir);
-      expect(stat1).toBeGreaterThan(0);
-      // Samples would make SQLite plan each lookup again for every new id bound to it.
-      expect(stat4).toBe(0);
-      expect(allowed(await service.authorize(view("t0")))).toBe(true);
-      expect(allowed(await service.authorize(view("t1")))).toBe(false);
-    } finally {
-      await service.close();
-    }
-  });
-
-  it("drops the samples that a file analyzed elsewhere holds when it opens", async () => {
-    const dir = freshDir();
-    const first = serviceOver(await openStore({ embedded: "sqlite", dataDir: dir }), {
-      workers: 0,
-    });
-    await first.postPolicy({ src: POLICY, filename: "p.polar" }, {});
-    await first.batch([{ inserts: facts(300) }]);
-    await first.close();
-    const other = openDatabase(await loadBetterSqlite3(), join(dir, SQLITE_FILE));
-    other.exec("ANALYZE");
-    other.close();
-    expect((await statistics(dir)).stat4).toBeGreaterThan(0);
-    const second = serviceOver(await openStore({ embedded: "sqlite", dataDir: dir }), {
-      workers: 0,
-    });
-    try {
-      expect(await statistics(dir)).toMatchObject({ stat4: 0 });
-      expect(allowed(await second.authorize(view("t2")))).toBe(true);
-    } finally {
-      await second.close();
-    }
-  });
-});
-
 describe("the SQLite store's iteration (src/fixpoint)", () => {
   const CLOSURE = `actor User {}
 resource Node { permissions = ["read"]; }

@@ -105,18 +105,6 @@ const SQLITE_MIGRATIONS: readonly Migration[] = [
 
 const LOCK_ID = 7_316_112; // arbitrary, fixed: serializes migrations across instances
 
-/**
- * Deletes SQLite's index samples, where this build of SQLite keeps them: with samples, SQLite
- * plans a statement again for each new value bound to an indexed column (src/store/statistics.ts).
- */
-export async function dropSqliteSamples(tx: SqlExecutor): Promise<void> {
-  const [table] = await run(
-    tx,
-    sql<{ name: string }>`SELECT name FROM sqlite_schema WHERE name = 'sqlite_stat4'`,
-  );
-  if (table) await run(tx, sql`DELETE FROM sqlite_stat4`);
-}
-
 /** Creates or upgrades the schema; safe to call from several instances at once. */
 export async function migrate(db: SqlExecutor): Promise<void> {
   const sqlite = db.engine === "sqlite";
@@ -132,7 +120,5 @@ export async function migrate(db: SqlExecutor): Promise<void> {
       for (const statement of migrations[version]!) await run(tx, statement);
       await run(tx, sql`UPDATE polar_schema_version SET version = ${version + 1}`);
     }
-    // A file analyzed by an earlier version may hold samples (src/store/statistics.ts).
-    if (sqlite) await dropSqliteSamples(tx);
   });
 }

@@ -2,32 +2,13 @@
 import { sql } from "kysely";
 import { run } from "./compile.js";
 import type { SqlExecutor } from "./executor.js";
-import { dropSqliteSamples, FACT_TABLE } from "./schema.js";
+import { FACT_TABLE } from "./schema.js";
 
 const fact = sql.table(FACT_TABLE);
 
 /** Rows changed since the last ANALYZE that make statistics stale: 1000 plus half the table. */
 const ANALYZE_MIN_CHANGES = 1000;
 const ANALYZE_FRACTION = 0.5;
-
-/**
- * `ANALYZE` of the fact table. On SQLite without the samples of `sqlite_stat4`: with samples of
- * an index, SQLite plans a statement again whenever a value bound to that index's columns
- * changes (sqlite3_prepare_v3, SQLITE_ENABLE_STAT4), which made a one-row lookup by a user's id
- * cost 78 µs instead of 28 µs (bench/RESULTS.md, "SQLite plans every lookup again"). The
- * per-index averages of `sqlite_stat1` stay and are what the store's plans rely on.
- */
-async function analyze(db: SqlExecutor): Promise<void> {
-  if (db.engine !== "sqlite") {
-    await run(db, sql`ANALYZE ${fact}`);
-    return;
-  }
-  // One transaction: readers reload statistics after it, never between the two steps.
-  await db.transaction(async (tx) => {
-    await run(tx, sql`ANALYZE ${fact}`);
-    await dropSqliteSamples(tx);
-  });
-}
 
 /**
  * Keeps the fact table's planner statistics fresh. PGlite runs no autovacuum, so without this
@@ -56,7 +37,7 @@ export function planStatistics(db: SqlExecutor) {
     try {
       rowsAtAnalyze ??= await rowEstimate();
       if (changedSince < ANALYZE_MIN_CHANGES + ANALYZE_FRACTION * rowsAtAnalyze) return;
-      await analyze(db);
+      await run(db, sql`ANALYZE ${fact}`);
       rowsAtAnalyze = await rowEstimate();
       changedSince = 0;
     } catch {
