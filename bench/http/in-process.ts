@@ -11,9 +11,12 @@
  *   BENCH_DATA=recursive npx tsx bench/http/in-process.ts authorize --repeat=500  # 500 bodies cycled
  *   ... --no-answer-cache                                   # the service keeps no answers
  *   ... --store=pglite                                      # PGlite instead of SQLite
+ *   ... --reopen        # SQLite in a data directory, closed after loading and opened again, so
+ *                       # that every connection reads the statistics the load left in the file
  */
-import { readFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import type { PolarService } from "../../src/api/service.js";
 import { serviceOver } from "../../src/service/service.js";
@@ -75,22 +78,30 @@ const pgliteSettings = sharedBuffers
       line.startsWith("shared_buffers") ? `shared_buffers = ${sharedBuffers}` : line,
     )
   : EMBEDDED_SETTINGS;
-const store = await openStore(
-  onPostgres ? { databaseUrl: await storeUrl() } : { embedded, pgliteSettings },
-);
-const service = serviceOver(store, noAnswerCache ? { answerCache: false } : {});
+const reopen = process.argv.includes("--reopen");
+const dataDir = reopen ? mkdtempSync(join(tmpdir(), "polar-bench-reopen-")) : undefined;
+const storeOptions = onPostgres
+  ? { databaseUrl: await storeUrl() }
+  : { embedded, pgliteSettings, ...(dataDir && { dataDir }) };
+let store = await openStore(storeOptions);
+let service = serviceOver(store, noAnswerCache ? { answerCache: false } : {});
 await service.postPolicy(
   { filename: "policy.polar", src: readFileSync(dataset.policyFile, "utf8") },
   {},
 );
 const facts = dataset.facts();
 await store.applyBatch([{ inserts: facts as never }]);
+if (reopen) {
+  await service.close();
+  store = await openStore(storeOptions);
+  service = serviceOver(store, noAnswerCache ? { answerCache: false } : {});
+}
 console.log(
   `${facts.length} facts (${dataset.description}), ${onPostgres ? "PostgreSQL server" : `in-memory ${embedded}`}, load ${loadavg()
     .map((l) => l.toFixed(1))
     .join(
       " ",
-    )}${sharedBuffers ? `, shared_buffers ${sharedBuffers}` : ""}${repeat ? `, ${repeat} distinct bodies cycled` : ""}${noAnswerCache ? ", no answer cache" : ""}`,
+    )}${reopen ? ", reopened from its data directory" : ""}${sharedBuffers ? `, shared_buffers ${sharedBuffers}` : ""}${repeat ? `, ${repeat} distinct bodies cycled` : ""}${noAnswerCache ? ", no answer cache" : ""}`,
 );
 // Wall times suffer from other processes on a busy machine; the process's CPU time per call
 // (user + system, all threads: PGlite runs in this one) much less so.
@@ -123,3 +134,4 @@ for (const kind of kinds) {
   );
 }
 await service.close();
+if (dataDir) rmSync(dataDir, { recursive: true, force: true });
