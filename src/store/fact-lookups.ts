@@ -197,8 +197,8 @@ function lookupSql(
 }
 
 /** Index prefixes one read on the calling thread may seek, and rows it may read in all. */
-const NOW_PREFIXES = 16;
-const NOW_ROWS = 256;
+const NOW_PREFIXES = 8;
+const NOW_ROWS = 64;
 /** The argument positions the fact table indexes (src/store/schema.ts). */
 const INDEXED_POSITIONS = 3;
 
