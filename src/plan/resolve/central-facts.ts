@@ -65,8 +65,14 @@ export function factRows(central: CentralFacts, context: readonly GroundFact[]):
       byPredicate.set(key, NO_GROUPS);
       return NO_GROUPS;
     }
-    // Without context facts the groups depend on the stored array alone: keep them with it.
-    const kept = context.length === 0 && typeof stored === "object" ? keptGroups(stored) : null;
+    // Without context facts the groups depend on the stored array alone: keep them with it,
+    // unless it is small enough to group again at once (a new user's roles: keeping those for
+    // every user made each young-generation collection half as long again; bench/RESULTS.md,
+    // "The stored roles of a new user").
+    const kept =
+      context.length === 0 && typeof stored === "object" && !fewFacts(stored)
+        ? keptGroups(stored)
+        : null;
     groups = kept?.get(key);
     if (!groups) {
       groups = groupFacts(predicate, arity, pattern, [stored, context]);
@@ -108,6 +114,13 @@ const NO_GROUPS: Groups = new Map();
 const groupsByStoredArray = new WeakMap<object, Map<string, Groups>>();
 /** Lookups kept per array: one array may answer lookups for every actor. */
 const MAX_KEPT_LOOKUPS = 4096;
+
+/** Facts grouped again for each question rather than kept. */
+const FEW_FACTS = 32;
+
+function fewFacts(stored: Iterable<GroundFact>): boolean {
+  return Array.isArray(stored) && stored.length <= FEW_FACTS;
+}
 
 function keptGroups(stored: object): Map<string, Groups> {
   let kept = groupsByStoredArray.get(stored);
