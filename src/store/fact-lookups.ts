@@ -168,11 +168,7 @@ function lookupSql(
   width: number,
 ): RawBuilder<FactRow> {
   const fact = sql.table(FACT_TABLE);
-  const read = sql.raw(
-    ["predicate", "arity", ...Array.from({ length: width }, (_, i) => [`t${i}`, `i${i}`]).flat()]
-      .map((column) => `f.${column}`)
-      .join(", "),
-  );
+  const read = factColumns(width);
   const selects = groups.map(({ columns }, g) => {
     const values = valuesOf[g]!;
     // Column names and positions the store chose, never a caller's: bare text.
@@ -272,14 +268,9 @@ function readNowText(positions: readonly number[], width: number): string {
   const shape = `now ${width} ${positions.join(",")}`;
   let text = texts.get(shape);
   if (text !== undefined) return text;
-  const read = [
-    "predicate",
-    "arity",
-    ...Array.from({ length: width }, (_, i) => [`t${i}`, `i${i}`]).flat(),
-  ].map((column) => `f.${column}`);
   const selects = positions.map(
-    (p) => sql`SELECT json_array(k.value ->> 0, ${sql.raw(read.join(", "))}) AS fact
-      FROM json_each(${"?"}) AS k CROSS JOIN ${sql.table(FACT_TABLE)} AS f
+    (p) => sql`SELECT json_array(k.value ->> 0, ${factColumns(width)}) AS fact
+      FROM json_each(${sql.raw("?")}) AS k CROSS JOIN ${sql.table(FACT_TABLE)} AS f
       ON ${sql.raw(`f.predicate = k.value ->> 1 AND f.arity = k.value ->> 2 AND f.i${p} = k.value ->> 3 AND f.t${p} = k.value ->> 4`)}`,
   );
   text = compile(
@@ -289,4 +280,10 @@ function readNowText(positions: readonly number[], width: number): string {
   if (texts.size >= TEXTS_KEPT) texts.clear();
   texts.set(shape, text);
   return text;
+}
+
+/** `f.predicate, f.arity, f.t0, f.i0, …` up to argument `width - 1`: what a found row reads. */
+function factColumns(width: number): RawBuilder<unknown> {
+  const args = Array.from({ length: width }, (_, i) => `f.t${i}, f.i${i}`);
+  return sql.raw(["f.predicate", "f.arity", ...args].join(", "));
 }

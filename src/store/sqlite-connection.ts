@@ -21,7 +21,7 @@ interface SqliteConnectionOptions {
 const BUSY_TIMEOUT_MS = 5000;
 
 /** How much of the database file is read through a memory map (2 GiB). */
-const MMAP_BYTES = 2 ** 31;
+export const MMAP_BYTES = 2 ** 31;
 
 /** Prepared statements kept by text; the least recently used one is dropped. */
 const STATEMENTS_KEPT = 500;

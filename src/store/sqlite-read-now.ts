@@ -11,7 +11,7 @@
  */
 import type Database from "better-sqlite3";
 import { loadBetterSqlite3 } from "../dialects/sqlite/better-sqlite3.js";
-import { openDatabase } from "./sqlite-connection.js";
+import { MMAP_BYTES, openDatabase } from "./sqlite-connection.js";
 
 /** Statements kept by text: the lookups' shapes, a handful. */
 const STATEMENTS_KEPT = 100;
@@ -28,7 +28,7 @@ export async function openReadNow(path: string): Promise<ReadNow> {
   db.pragma("busy_timeout = 0");
   db.pragma("query_only = ON");
   db.pragma("automatic_index = OFF");
-  db.pragma(`mmap_size = ${2 ** 31}`);
+  db.pragma(`mmap_size = ${MMAP_BYTES}`);
   const statements = new Map<string, Database.Statement<unknown[], Record<string, unknown>>>();
   return {
     read(sql, params) {
