@@ -102,12 +102,13 @@ keys:
     }
   });
 
-  it("keeps a branch that joins two scans as a subquery beside them", () => {
+  it("keeps one IN when a branch joined through a subquery would be beside another", () => {
+    // The org branch alone would be `crq.reports.org_id in (select … from crq.members …)`
+    // (test/local-caller-joins.test.ts), but `… or <subquery>` is not a join.
     const sql = fragment(bindings({ members: true }), "crq.reports.id");
-    expect(sql).toContain("crq.reports.owner_id");
-    expect(sql).toMatch(/crq\.reports\.id in \(/);
-    // The subquery's WITH holds only the bindings it reads.
-    expect(sql).not.toContain("SELECT id, owner_id");
+    expect(sql).toMatch(/^crq\.reports\.id in \(/);
+    expect(sql).not.toContain("crq.reports.owner_id");
+    expect(sql).toContain("crq.members as f");
   });
 
   it.each([

@@ -23,6 +23,11 @@ export interface BenchConfig {
   readonly jit: "default" | "off";
   /** Whether the bindings keep their `keys` section (`--keys=no` drops it). */
   readonly keys: boolean;
+  /**
+   * Whether the bindings and the list's column name the bench schema's tables
+   * (`polar_bench.documents.id`); `--qualified=no` keeps the bare names of bindings.yaml.
+   */
+  readonly qualified: boolean;
 }
 
 /** Row counts of the generated data set at a given scale. */
@@ -47,7 +52,17 @@ export function readConfig(argv: readonly string[]): BenchConfig {
     if (!match) throw new Error(`unknown argument \`${arg}\``);
     flags.set(match[1]!, match[2] ?? "true");
   }
-  const known = ["schema", "seed", "scale", "force", "repetitions", "iterations", "jit", "keys"];
+  const known = [
+    "schema",
+    "seed",
+    "scale",
+    "force",
+    "repetitions",
+    "iterations",
+    "jit",
+    "keys",
+    "qualified",
+  ];
   for (const name of flags.keys())
     if (!known.includes(name)) throw new Error(`unknown flag \`--${name}\``);
   const schema = flags.get("schema") ?? process.env.BENCH_SCHEMA ?? "polar_bench";
@@ -62,6 +77,7 @@ export function readConfig(argv: readonly string[]): BenchConfig {
     compileIterations: positiveNumber(flags.get("iterations") ?? "20000", "iterations"),
     jit: jitFlag(flags.get("jit") ?? "default"),
     keys: yesNo(flags.get("keys") ?? "yes", "keys"),
+    qualified: yesNo(flags.get("qualified") ?? "yes", "qualified"),
   };
 }
 

@@ -105,7 +105,10 @@ WHERE m.user_id = ${user} AND m.role IN ('member', 'admin')`
 SELECT d.id, d.title FROM visible AS v JOIN documents AS d ON d.folder_id = v.id${publicRead}`;
 }
 
-/** How the caller uses an emitted list fragment: the same rows as `handListSql`. */
-export function wrapListFragment(fragment: string): string {
-  return `SELECT documents.id, documents.title FROM documents WHERE ${fragment}`;
+/**
+ * How the caller uses an emitted list fragment: the same rows as `handListSql`. `table` is
+ * `documents` or the schema-qualified name the fragment's column uses.
+ */
+export function wrapListFragment(fragment: string, table = "documents"): string {
+  return `SELECT documents.id, documents.title FROM ${table} WHERE ${fragment}`;
 }

@@ -62,6 +62,11 @@ export async function drawQuestions(
     list.push(await draw.subtreeUser());
     list.push(await draw.largeOrgAdmin());
   }
+  // Drawn after the others, so that adding them left the earlier questions as they were.
+  for (let i = 0; i < perCategory; i++) {
+    list.push(await draw.subtreeUser("write"));
+    list.push(await draw.largeOrgAdmin("write"));
+  }
   return { authorize, list };
 }
 
@@ -224,8 +229,12 @@ class Drawer {
     return rows[randomInt(this.random, rows.length)]!;
   }
 
-  private async listed(category: string, actor: number): Promise<Sampled<ListQuestion>> {
-    const question: ListQuestion = { actor, action: "read", resourceType: "Document" };
+  private async listed(
+    category: string,
+    actor: number,
+    action = "read",
+  ): Promise<Sampled<ListQuestion>> {
+    const question: ListQuestion = { actor, action, resourceType: "Document" };
     const rows = await this.rows(handListSql(question));
     return { category, question, expected: rows.length };
   }
@@ -238,24 +247,28 @@ class Drawer {
   }
 
   /** A user with a role on a top folder of a large organization: a wide, deep subtree. */
-  async subtreeUser() {
+  async subtreeUser(action = "read") {
     const rows = await this.rows<{ user_id: number }>(
       `SELECT r.user_id FROM folder_roles AS r JOIN folders AS f ON f.id = r.folder_id
-       WHERE f.parent_id IS NULL AND f.org_id IN (
+       WHERE f.parent_id IS NULL${action === "read" ? "" : " AND r.role IN ('editor', 'owner')"} AND f.org_id IN (
          SELECT org_id FROM folders WHERE parent_id IS NULL GROUP BY org_id HAVING count(*) = 3)
        ORDER BY r.user_id`,
     );
     const pick = this.pick(rows, "a user with a role on a top folder of a large org");
-    return this.listed("list read Document: role on a top folder of a large org", pick.user_id);
+    return this.listed(
+      `list ${action} Document: role on a top folder of a large org`,
+      pick.user_id,
+      action,
+    );
   }
 
-  async largeOrgAdmin() {
+  async largeOrgAdmin(action = "read") {
     const rows = await this.rows<{ user_id: number }>(
       `SELECT m.user_id FROM org_memberships AS m WHERE m.role = 'admin' AND m.org_id IN (
          SELECT org_id FROM folders WHERE parent_id IS NULL GROUP BY org_id HAVING count(*) = 3)
        ORDER BY m.user_id`,
     );
     const pick = this.pick(rows, "an admin of a large org");
-    return this.listed("list read Document: admin of a large org", pick.user_id);
+    return this.listed(`list ${action} Document: admin of a large org`, pick.user_id, action);
   }
 }

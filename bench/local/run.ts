@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import type pg from "pg";
-import { parseDocument } from "yaml";
+import { parseDocument, Scalar, type YAMLMap } from "yaml";
 import { type LocalCompiler, loadCompiler } from "./compiler.js";
 import { connect, readConfig, seededRandom } from "./config.js";
 import { explain, largeTables, type PlanSummary } from "./explain.js";
@@ -30,22 +30,36 @@ import { formatMicros, type QuestionResult, ratioLine, summarize, summaryTable }
 
 const AUTHORIZE_TARGET = 1.5;
 const LIST_TARGET = 2;
-const LIST_COLUMN = "documents.id";
 /** Time allowed per question for its repetitions (both statements). */
 const QUESTION_BUDGET_MS = 20_000;
 
 const config = readConfig(process.argv.slice(2));
 
-/** The bindings without their `keys` section: every binding scanned on its own. */
-function withoutKeys(text: string): string {
+/**
+ * The bench's bindings: without their `keys` section (every binding scanned on its own) for
+ * `--keys=no`; with every table named in the bench schema unless `--qualified=no`, so that
+ * list rules can be written on the caller's rows (docs/local-authorization.md, "keys").
+ */
+function benchBindings(text: string): string {
   const document = parseDocument(text);
-  document.delete("keys");
+  if (!config.keys) document.delete("keys");
+  if (!config.qualified) return document.toString();
+  const qualify = (query: string) => query.replace(/\bFROM (\w+)/g, `FROM ${config.schema}.$1`);
+  const facts = document.get("facts") as YAMLMap<Scalar, YAMLMap>;
+  for (const entry of facts.items)
+    entry.value?.set("query", qualify(String(entry.value.get("query"))));
+  const keys = document.get("keys") as YAMLMap<Scalar, unknown> | undefined;
+  for (const entry of keys?.items ?? [])
+    entry.key = new Scalar(`${config.schema}.${entry.key.value}`);
   return document.toString();
 }
+/** The caller's table and column of the list questions. */
+const LIST_TABLE = config.qualified ? `${config.schema}.documents` : "documents";
+const LIST_COLUMN = `${LIST_TABLE}.id`;
 const counts = await ensureBenchData(config);
 const policy = readFileSync(new URL("./policy.polar", import.meta.url), "utf8");
 const bindingsFile = readFileSync(new URL("./bindings.yaml", import.meta.url), "utf8");
-const bindings = config.keys ? bindingsFile : withoutKeys(bindingsFile);
+const bindings = benchBindings(bindingsFile);
 const compiler = await loadCompiler(policy, bindings);
 const client = await connect(config);
 await client.query("SET statement_timeout = '300s'");
@@ -101,7 +115,7 @@ for (const sample of authorize) {
 }
 console.log(summaryTable(authorizeResults, compiler !== undefined));
 
-console.log("\n## Execution: list read Document (rows as the caller uses them)\n");
+console.log("\n## Execution: list Document (rows as the caller uses them)\n");
 const listResults: QuestionResult[] = [];
 const listRepetitions = Math.max(20, Math.round(config.repetitions / 4));
 for (const sample of list) {
@@ -109,7 +123,7 @@ for (const sample of list) {
   const fragment = compiles(sample.question)
     ? compiler?.list(sample.question, LIST_COLUMN)
     : undefined;
-  const emitted = fragment === undefined ? undefined : wrapListFragment(fragment);
+  const emitted = fragment === undefined ? undefined : wrapListFragment(fragment, LIST_TABLE);
   listResults.push(
     await compare(client, sample.category, hand, emitted, listRepetitions, async (sql) => {
       const { rows } = await client.query(sql);
@@ -239,7 +253,9 @@ async function printExplain(db: pg.Client, local: LocalCompiler | undefined): Pr
   for (const sample of list) {
     if (local && !compiles(sample.question)) continue;
     const handSql = handListSql(sample.question);
-    const sql = local ? wrapListFragment(local.list(sample.question, LIST_COLUMN)) : handSql;
+    const sql = local
+      ? wrapListFragment(local.list(sample.question, LIST_COLUMN), LIST_TABLE)
+      : handSql;
     const plan = await explain(db, sql, large);
     const seq = plan.seqScans.length ? `seq scans: ${plan.seqScans.join(", ")}` : "no seq scan";
     console.log(`${label} list, \`${sample.category}\`: ${planRow(plan)}, ${seq}`);

@@ -1,56 +1,170 @@
 /**
- * Filter branches that read nothing but the caller's own rows (docs/local-authorization.md,
- * "keys (an extension)"). A `list_query` filter is `caller IN (SELECT key FROM table WHERE …)`:
- * PostgreSQL cannot tell that the caller's rows are the table's, so it semi-joins every row
- * of the caller with the subquery (bench/central-recursion/run.ts). When the caller's column
- * names the binding's table and its declared key (`app.reports.id`, `keys: {app.reports: id}`),
- * a row of the caller is the row the subquery finds, so the branch's conditions apply to it
- * directly: `app.reports.owner_id = any('{…}') AND app.reports.id IS NOT NULL`, which the
- * caller's indexes serve.
+ * Filter branches that read the caller's own rows (docs/local-authorization.md, "keys (an
+ * extension)"). A `list_query` filter is `caller IN (SELECT key FROM table WHERE …)`:
+ * PostgreSQL cannot tell that the caller's rows are the table's, so it finds every listed row
+ * of the caller again through the key (bench/RESULTS.md, "what the list contract costs").
+ * When the caller's column names the binding's table and its declared key (`app.reports.id`,
+ * `keys: {app.reports: id}`), a row of the caller is the row the branch reads, so the branch
+ * is written on that row:
  *
- * Only a branch with one source that is a plain scan of a schema-qualified table without a
- * WHERE condition, columns read as bare names, and no nested `not exists`, qualifies: the
- * table then names one table whatever the caller's query (a CTE cannot be schema-qualified),
- * and every column the conditions read is one of its columns.
+ * - a branch that reads only the table: its conditions, `app.reports.owner_id = any('{…}') and
+ *   app.reports.id is not null`;
+ * - a branch that joins the table to other sources through one of its columns: that column
+ *   among the values the others give, `app.documents.folder_id in (with recursive … select …)`,
+ *   and the conditions on the table alone beside it.
+ *
+ * The filter takes this form only where it stays one condition with a subquery, or conditions
+ * without any: `IN (subquery) OR …` is not a join.
+ *
+ * Only a source that is a plain scan of a schema-qualified table without a WHERE condition,
+ * with columns read as bare names, qualifies: the table then names one table whatever the
+ * caller's query (a CTE cannot be schema-qualified), and every column the conditions read is
+ * one of its columns.
  */
-import {
-  type OperationNode,
-  OperationNodeTransformer,
-  type ReferenceNode,
-  type SelectQueryNode,
-} from "kysely";
+import { type OperationNode, OperationNodeTransformer, type ReferenceNode } from "kysely";
 import type { PlainScan } from "../bindings/query.js";
 import { tableName } from "../bindings/query.js";
 import type { Binding } from "../bindings/types.js";
 import { DEFAULT_DIALECT, type DialectName } from "../dialects/registry.js";
-import { argColumn, type Branch } from "../plan/ir.js";
-import { callerSql } from "../sql/nodes.js";
-import { branchNode } from "./branch.js";
-import { aliasName, type Lowering } from "./context.js";
+import {
+  argColumn,
+  type Branch,
+  type ColumnTerm,
+  type Condition,
+  type SourceRef,
+  type Term,
+  termType,
+} from "../plan/ir.js";
+import { mentionsAlias } from "../plan/rewrite.js";
+import { callerSql, conjunction, disjunction, union } from "../sql/nodes.js";
+import { branchNode, selectedNode } from "./branch.js";
+import { aliasName, type Lowering, narrowLowering, sqlTypeOf } from "./context.js";
+import { cteHoldsText } from "./cte-types.js";
+import { withPrefix } from "./ctes.js";
+import { untypedIds } from "./untyped-ids.js";
+
+/** The caller-row part of a filter and the branches left for the `IN (…)` part. */
+interface CallerRowFilter {
+  readonly node: OperationNode;
+  readonly rest: readonly Branch[];
+}
 
 /**
- * The branch as a condition on the caller's row, or null when it does not qualify (then it
- * stays in the `IN (…)` subquery).
+ * The branches that qualify, written on the caller's row (null when none does, or when the
+ * filter would be several conditions of which one holds a subquery). Branches with the same
+ * conditions on the row and joined through the same column share one subquery.
  *
- *   callerRowCondition(lowering, branch, "app.reports.id")
- *   // app.reports.owner_id = any('{1,2,…}') and app.reports.id is not null
+ *   callerRowFilter(lowering, "app.documents.id")
+ *   // (app.documents.folder_id in (with recursive … select f1.arg2 from polar_r0 as f1)
+ *   //   and app.documents.folder_id is not null and app.documents.id is not null)
  */
-export function callerRowCondition(
+export function callerRowFilter(lowering: Lowering, column: string): CallerRowFilter | null {
+  const groups = new Map<string, { own: OperationNode; joined: Joined[] }>();
+  const rest: Branch[] = [];
+  for (const branch of lowering.plan.branches) {
+    const split = callerRowBranch(lowering, branch, column);
+    if (!split) {
+      rest.push(branch);
+      continue;
+    }
+    const key = JSON.stringify([split.joined?.column ?? null, split.own]);
+    const group = groups.get(key) ?? { own: split.own, joined: [] };
+    if (split.joined) group.joined.push(split.joined);
+    groups.set(key, group);
+  }
+  if (groups.size === 0) return null;
+  // A subquery in one of several disjuncts is not a join: PostgreSQL then reads every row of
+  // the caller's table and tests each against a hashed subquery, where one `IN (…)` over all
+  // the branches probes the listed rows by the key (bench/RESULTS.md, "Joined rules on the
+  // caller's rows"). Disjuncts of plain conditions can each use an index.
+  const subqueries = [...groups.values()].filter((g) => g.joined.length > 0).length;
+  if (groups.size + (rest.length > 0 ? 1 : 0) > 1 && subqueries + rest.length > 0) return null;
+  const parts = [...groups.values()].map(({ own, joined }) =>
+    joined.length === 0 ? own : conjunction([memberOfJoined(lowering, joined), own])!,
+  );
+  return { node: disjunction(parts)!, rest };
+}
+
+/** A branch's join to the caller's row: one of the row's columns among the values `branch` gives. */
+interface Joined {
+  /** The row's column as the caller's SQL (`app.documents.folder_id`). */
+  readonly column: string;
+  readonly type: string;
+  /** The branch's other sources and conditions, with the values as its one output. */
+  readonly branch: Branch;
+}
+
+/**
+ * The branch written on the caller's row: its conditions on the row alone (`own`) and, when
+ * it reads other sources, its join to them; null when it does not qualify.
+ */
+function callerRowBranch(
   lowering: Lowering,
   branch: Branch,
   column: string,
-): OperationNode | null {
-  const [ref, ...others] = branch.sources;
-  if (!ref || others.length > 0 || ref.source.kind !== "binding") return null;
-  if ((ref.source.rows?.length ?? 0) > 0) return null;
-  if (branch.conditions.some((c) => c.kind === "not_exists")) return null;
+): { own: OperationNode; joined: Joined | null } | null {
+  const row = keyedRow(lowering, branch, column);
+  if (!row) return null;
+  const others = branch.sources.filter((ref) => ref !== row.ref);
+  if (others.length === 0) {
+    if (branch.conditions.some((c) => c.kind === "not_exists")) return null;
+    const own = ownConditions(lowering, row, branch.conditions);
+    return own ? { own, joined: null } : null;
+  }
+  const split = splitConditions(branch.conditions, row.ref.alias);
+  if (!split) return null;
+  const [first, ...more] = split.partners;
+  const type = termType(split.column);
+  const item = row.items.get(split.column.column);
+  if (!first || item === undefined) return null;
+  if (untypedIds(lowering, type) && !split.partners.every((p) => readsTyped(lowering, others, p))) {
+    return null;
+  }
+  const own = ownConditions(lowering, row, split.own);
+  if (!own) return null;
+  const same = more.map(
+    (term): Condition => ({ kind: "compare", op: "=", left: first, right: term }),
+  );
+  return {
+    own,
+    joined: {
+      column: `${row.scan.table}.${row.scan.items[item]}`,
+      type,
+      branch: { sources: others, conditions: [...split.inner, ...same], outputs: [first] },
+    },
+  };
+}
+
+/**
+ * Whether an id of unknown SQL type meets the caller's column as the join did: a column of a
+ * binding or of a CTE that keeps the bindings' types, not rows known when printing (which the
+ * join compares through the column's text, src/lower/untyped-ids.ts).
+ */
+function readsTyped(lowering: Lowering, sources: readonly SourceRef[], term: Term): boolean {
+  if (term.kind !== "column") return false;
+  const source = sources.find((ref) => ref.alias === term.alias)?.source;
+  if (source?.kind === "binding") return !source.rows?.length;
+  return source?.kind === "cte" && !cteHoldsText(lowering, source.cte);
+}
+
+/** The branch's source that is the caller's row, with what rewriting onto it needs. */
+interface KeyedRow {
+  readonly ref: SourceRef;
+  readonly scan: PlainScan;
+  /** `argN` -> index of the scan's select item, for slots read as bare columns. */
+  readonly items: ReadonlyMap<string, number>;
+}
+
+function keyedRow(lowering: Lowering, branch: Branch, column: string): KeyedRow | null {
+  const output = branch.outputs[0];
+  if (output?.kind !== "column") return null;
+  const ref = branch.sources.find((source) => source.alias === output.alias);
+  if (ref?.source.kind !== "binding" || (ref.source.rows?.length ?? 0) > 0) return null;
   const binding = lowering.bindings.bindings[ref.source.binding]!;
   const scan = binding.scan;
   if (!scan || scan.conditions.length > 0 || qualifiedParts(scan) !== 2) return null;
   const key = lowering.bindings.keys.get(scan.tableName);
   if (key?.length !== 1) return null;
-  const output = branch.outputs[0];
-  if (output?.kind !== "column" || output.alias !== ref.alias) return null;
   const items = itemsByColumn(binding, scan);
   const outputItem = items.get(output.column);
   if (outputItem === undefined || scan.columns[outputItem] !== key[0]) return null;
@@ -58,24 +172,114 @@ export function callerRowCondition(
   // (src/api/local.ts).
   const syntax = lowering.bindings.syntax ?? DEFAULT_DIALECT;
   if (!namesKey(column, scan.tableName, key[0]!, syntax)) return null;
-  const where = (branchNode(lowering, branch, []) as SelectQueryNode).where?.where;
+  return { ref, scan, items };
+}
+
+/**
+ * The branch's conditions on the row alone, lowered with the row's source only and written on
+ * the caller's table; null when one reads anything else.
+ */
+function ownConditions(
+  lowering: Lowering,
+  row: KeyedRow,
+  conditions: readonly Condition[],
+): OperationNode | null {
+  const lowered = branchNode(lowering, { sources: [row.ref], conditions, outputs: [] }, []);
+  const where = lowered.where?.where;
   if (!where) return null;
-  const alias = aliasName(lowering, ref.alias);
+  const alias = aliasName(lowering, row.ref.alias);
   let foreign = false;
   const rewritten = new (class extends OperationNodeTransformer {
     protected override transformReference(node: ReferenceNode): ReferenceNode {
       const table = node.table?.table.identifier.name;
       const name = node.column.kind === "ColumnNode" ? node.column.column.name : null;
-      const item = name === null ? undefined : items.get(name);
+      const item = name === null ? undefined : row.items.get(name);
       if (table !== alias || item === undefined) {
         foreign = true;
         return node;
       }
       // A raw node in place of the reference: the table and column exactly as the binding writes them.
+      const { scan } = row;
       return callerSql(`${scan.table}.${scan.items[item]}`) as unknown as ReferenceNode;
     }
   })().transformNode(where);
   return foreign ? null : rewritten;
+}
+
+/**
+ * The conditions of a branch that joins the row (`alias`) to other sources: those on the row
+ * alone, those without it, and the equalities between one column of the row and the others'
+ * terms. Null when the row meets the others in another way (two of its columns, an ordering,
+ * a nested subquery that reads it) or not at all.
+ */
+function splitConditions(
+  conditions: readonly Condition[],
+  alias: string,
+): { own: Condition[]; inner: Condition[]; column: ColumnTerm; partners: Term[] } | null {
+  const own: Condition[] = [];
+  const inner: Condition[] = [];
+  const partners: Term[] = [];
+  let column: ColumnTerm | null = null;
+  const isRow = (term: Term): term is ColumnTerm => term.kind === "column" && term.alias === alias;
+  const isOther = (term: Term) => term.kind === "column" && term.alias !== alias;
+  for (const condition of conditions) {
+    const wrapped: Branch = { sources: [], conditions: [condition], outputs: [] };
+    if (mentionsOuter(condition)) return null;
+    if (!mentionsAlias(wrapped, alias, false)) {
+      const local =
+        condition.kind === "compare" && !isOther(condition.left) && !isOther(condition.right);
+      (local ? own : inner).push(condition);
+      continue;
+    }
+    if (condition.kind === "in") {
+      own.push(condition);
+      continue;
+    }
+    if (condition.kind !== "compare") return null;
+    const { left, right } = condition;
+    if (!isOther(left) && !isOther(right)) {
+      own.push(condition);
+      continue;
+    }
+    const [mine, theirs] = isRow(left) ? [left, right] : [right as ColumnTerm, left];
+    if (condition.op !== "=" || (column && column.column !== mine.column)) return null;
+    column = mine;
+    partners.push(theirs);
+  }
+  return column ? { own, inner, column, partners } : null;
+}
+
+/** Whether the condition reads the caller's column (a wildcard's `outer` term) anywhere. */
+function mentionsOuter(condition: Condition): boolean {
+  const outer = (term: Term) => term.kind === "outer";
+  switch (condition.kind) {
+    case "compare":
+      return outer(condition.left) || outer(condition.right);
+    case "in":
+      return outer(condition.term) || condition.values.some(outer);
+    case "exists":
+    case "not_exists":
+      return condition.branches.some(
+        (branch) =>
+          branch.outputs.some((o) => o.kind === "outer") || branch.conditions.some(mentionsOuter),
+      );
+    default: {
+      const _never: never = condition;
+      return _never;
+    }
+  }
+}
+
+/** `app.documents.folder_id in (with … select … union all select …)` for branches joined alike. */
+function memberOfJoined(lowering: Lowering, joined: readonly Joined[]): OperationNode {
+  const { column, type } = joined[0]!;
+  const branches = joined.map((j) => j.branch);
+  const narrow = narrowLowering(lowering, branches, [{ variable: "value", type }]);
+  const parts = branches.map((branch) =>
+    branchNode(narrow, branch, [selectedNode(narrow, branch.outputs[0]!, type)]),
+  );
+  const query = withPrefix(narrow, union(parts, true));
+  return narrow.rules.memberOfQuery(callerSql(column), query, type, sqlTypeOf(narrow, type));
 }
 
 function qualifiedParts(scan: PlainScan): number {

@@ -76,6 +76,40 @@ export function createLowering(
   };
 }
 
+/**
+ * A lowering of some of the plan's branches on their own (a part of a filter), keeping only
+ * the recursive CTEs they read, so that its WITH clause holds nothing else.
+ */
+export function narrowLowering(
+  lowering: Lowering,
+  branches: readonly Branch[],
+  outputs: readonly PlanOutput[] = lowering.outputs,
+): Lowering {
+  const read = ctesRead(lowering.plan, branches);
+  const ctes = lowering.plan.ctes.map((cte, index) => (read.has(index) ? cte : null));
+  const plan = { ...lowering.plan, ctes, branches };
+  const { bindings, shape, rules, sources } = lowering;
+  return createLowering(plan, outputs, bindings, shape, rules, sources);
+}
+
+/** Indexes of the recursive CTEs the branches read, directly or through other CTEs. */
+function ctesRead(plan: ResolvedPlan, branches: readonly Branch[]): Set<number> {
+  const read = new Set<number>();
+  const visit = (branch: Branch) => {
+    for (const ref of branch.sources) {
+      if (ref.source.kind !== "cte" || read.has(ref.source.cte)) continue;
+      read.add(ref.source.cte);
+      const cte = plan.ctes[ref.source.cte];
+      if (cte) [...cte.seeds, ...cte.steps].forEach(visit);
+    }
+    for (const condition of branch.conditions) {
+      if (isSubquery(condition)) condition.branches.forEach(visit);
+    }
+  };
+  branches.forEach(visit);
+  return read;
+}
+
 /** The name of a source alias of the plan in this statement. */
 export function aliasName(lowering: Lowering, alias: string): string {
   return `${lowering.aliasPrefix}${alias}`;

@@ -33,8 +33,8 @@ import {
   union,
 } from "../sql/nodes.js";
 import { branchNode, conditionNode, isTrivial, selectedNode, typedNull } from "./branch.js";
-import { callerRowCondition } from "./caller-rows.js";
-import { createLowering, type Lowering, type Shape, sqlTypeOf } from "./context.js";
+import { callerRowFilter } from "./caller-rows.js";
+import { createLowering, type Lowering, narrowLowering, type Shape, sqlTypeOf } from "./context.js";
 import { cteHoldsText } from "./cte-types.js";
 import { withPrefix } from "./ctes.js";
 import type { LoweringRules } from "./rules.js";
@@ -185,23 +185,14 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
   if (branches.some((b) => isTrivial(b) && wildcard(b.outputs[0]!))) {
     return binary(caller(), "in", callerRow(null));
   }
-  const direct = branches.flatMap((branch) => {
-    const node = callerRowCondition(lowering, branch, column);
-    return node ? [{ branch, node }] : [];
-  });
-  if (direct.length > 0) {
+  const direct = callerRowFilter(lowering, column);
+  if (direct) {
     // Branches over the caller's own rows filter them directly (src/lower/caller-rows.ts).
-    const rest = branches.filter((branch) => !direct.some((d) => d.branch === branch));
-    const parts = direct.map((d) => d.node);
-    if (rest.length > 0) {
-      // Lowered afresh, so that its WITH clause holds only the bindings it reads.
-      const plan = { ...lowering.plan, branches: rest };
-      const { outputs, bindings, shape, rules, sources } = lowering;
-      parts.unshift(
-        lowerFilter(createLowering(plan, outputs, bindings, shape, rules, sources), column),
-      );
-    }
-    return parens(parts.reduce((left, right) => OrNode.create(left, right)));
+    const parts = [direct.node];
+    // The rest lowered on its own, so that its WITH clause holds only what it reads.
+    if (direct.rest.length > 0)
+      parts.unshift(lowerFilter(narrowLowering(lowering, direct.rest), column));
+    return parens(disjunction(parts)!);
   }
   const type = lowering.outputs[0]!.type;
   if (untypedIds(lowering, type)) {
