@@ -111,13 +111,19 @@ describe("which joined rules read the caller's rows directly", () => {
     },
   );
 
-  it("keeps one IN when a rule with a subquery would be beside another", () => {
-    // The public rule reads a binding with a WHERE condition, so it cannot be written on the
-    // row, and `<subquery> or <subquery>` is not a join: both stay in `app.docs.id in (…)`.
+  it("reads subqueries beside another condition as arrays on PostgreSQL", () => {
+    // The public rule reads a binding with a WHERE condition, so it stays a subquery on the
+    // key; `<subquery> or <subquery>` is not a join, `= any(array(<subquery>))` twice is.
     const sql = fragment("app", true, read, "app.docs.id");
+    expect(sql).toMatch(/^\(app\.docs\.id = any\(array\(\(select /);
+    expect(sql).toMatch(/ or app\.docs\.folder_id = any\(array\(\(with recursive/);
+    expect(sql).not.toMatch(/ in \((select|with)/);
+  });
+
+  it.each(["mysql", "sqlite"] as const)("keeps them in one IN on %s", (dialect) => {
+    const sql = fragment("app", true, read, "app.docs.id", dialect);
     expect(sql).toMatch(/^app\.docs\.id in \(with recursive/);
     expect(sql).not.toContain("app.docs.folder_id");
-    expect(sql).toMatch(/ from app\.docs as f\d+, polar_r0/);
   });
 
   it("shares one subquery between rules joined through the same column", () => {

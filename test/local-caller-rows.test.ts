@@ -102,13 +102,14 @@ keys:
     }
   });
 
-  it("keeps one IN when a branch joined through a subquery would be beside another", () => {
-    // The org branch alone would be `crq.reports.org_id in (select … from crq.members …)`
-    // (test/local-caller-joins.test.ts), but `… or <subquery>` is not a join.
+  it("writes a branch joined through a subquery beside another as an array", () => {
+    // `owner_id in (…) or org_id in (<subquery>)` is not a join (test/local-caller-joins.test.ts).
     const sql = fragment(bindings({ members: true }), "crq.reports.id");
-    expect(sql).toMatch(/^crq\.reports\.id in \(/);
-    expect(sql).not.toContain("crq.reports.owner_id");
-    expect(sql).toContain("crq.members as f");
+    expect(sql).toContain("crq.reports.owner_id in (");
+    expect(sql).toMatch(
+      /crq\.reports\.org_id = any\(array\(\(select f\d+\.org_id from crq\.members/,
+    );
+    expect(sql).not.toMatch(/ in \((select|with)/);
   });
 
   it.each([

@@ -43,22 +43,17 @@ import { cteHoldsText } from "./cte-types.js";
 import { withPrefix } from "./ctes.js";
 import { untypedIds } from "./untyped-ids.js";
 
-/** The caller-row part of a filter and the branches left for the `IN (…)` part. */
-interface CallerRowFilter {
-  readonly node: OperationNode;
-  readonly rest: readonly Branch[];
-}
-
 /**
- * The branches that qualify, written on the caller's row (null when none does, or when the
- * filter would be several conditions of which one holds a subquery). Branches with the same
+ * The filter with the branches that qualify written on the caller's row; null when none does,
+ * or when the filter would be several conditions of which one holds a subquery and the
+ * dialect has no `memberOfArray` (then it stays one `IN (…)`). Branches with the same
  * conditions on the row and joined through the same column share one subquery.
  *
  *   callerRowFilter(lowering, "app.documents.id")
  *   // (app.documents.folder_id in (with recursive … select f1.arg2 from polar_r0 as f1)
  *   //   and app.documents.folder_id is not null and app.documents.id is not null)
  */
-export function callerRowFilter(lowering: Lowering, column: string): CallerRowFilter | null {
+export function callerRowFilter(lowering: Lowering, column: string): OperationNode | null {
   const groups = new Map<string, { own: OperationNode; joined: Joined[] }>();
   const rest: Branch[] = [];
   for (const branch of lowering.plan.branches) {
@@ -76,13 +71,49 @@ export function callerRowFilter(lowering: Lowering, column: string): CallerRowFi
   // A subquery in one of several disjuncts is not a join: PostgreSQL then reads every row of
   // the caller's table and tests each against a hashed subquery, where one `IN (…)` over all
   // the branches probes the listed rows by the key (bench/RESULTS.md, "Joined rules on the
-  // caller's rows"). Disjuncts of plain conditions can each use an index.
+  // caller's rows"). Disjuncts of plain conditions, or of `= any(array(…))`, use indexes.
   const subqueries = [...groups.values()].filter((g) => g.joined.length > 0).length;
-  if (groups.size + (rest.length > 0 ? 1 : 0) > 1 && subqueries + rest.length > 0) return null;
+  let member: Member = (term, query, type) =>
+    lowering.rules.memberOfQuery(term, query, type, sqlTypeOf(lowering, type));
+  if (groups.size + (rest.length > 0 ? 1 : 0) > 1 && subqueries + rest.length > 0) {
+    const arrays = lowering.rules.memberOfArray;
+    if (!arrays || !rest.every((branch) => selectsIds(lowering, branch))) return null;
+    member = (term, query) => arrays(term, query);
+  }
   const parts = [...groups.values()].map(({ own, joined }) =>
-    joined.length === 0 ? own : conjunction([memberOfJoined(lowering, joined), own])!,
+    joined.length === 0
+      ? own
+      : conjunction([
+          memberOf(
+            lowering,
+            joined[0]!.column,
+            joined[0]!.type,
+            joined.map((j) => j.branch),
+            member,
+          ),
+          own,
+        ])!,
   );
-  return { node: disjunction(parts)!, rest };
+  if (rest.length > 0) {
+    parts.unshift(memberOf(lowering, column, lowering.outputs[0]!.type, rest, member));
+  }
+  return disjunction(parts)!;
+}
+
+/** `term IN (query)` or its array form (the dialect's rules). */
+type Member = (term: OperationNode, query: OperationNode, type: string) => OperationNode;
+
+/**
+ * Whether a branch left in the subquery on the key outputs ids the caller's column compares as
+ * the `IN (…)` form does (src/lower/lower.ts `lowerFilter`): not a wildcard, and not text
+ * meeting a column of unknown type.
+ */
+function selectsIds(lowering: Lowering, branch: Branch): boolean {
+  const output = branch.outputs[0]!;
+  if (output.kind === "any" || output.kind === "outer") return false;
+  return (
+    !untypedIds(lowering, lowering.outputs[0]!.type) || readsTyped(lowering, branch.sources, output)
+  );
 }
 
 /** A branch's join to the caller's row: one of the row's columns among the values `branch` gives. */
@@ -270,16 +301,22 @@ function mentionsOuter(condition: Condition): boolean {
   }
 }
 
-/** `app.documents.folder_id in (with … select … union all select …)` for branches joined alike. */
-function memberOfJoined(lowering: Lowering, joined: readonly Joined[]): OperationNode {
-  const { column, type } = joined[0]!;
-  const branches = joined.map((j) => j.branch);
+/**
+ * `column in (with … select … union all select …)` (or the array form) over the values of
+ * `branches`, each lowered on its own so that the WITH clause holds only what they read.
+ */
+function memberOf(
+  lowering: Lowering,
+  column: string,
+  type: string,
+  branches: readonly Branch[],
+  member: Member,
+): OperationNode {
   const narrow = narrowLowering(lowering, branches, [{ variable: "value", type }]);
   const parts = branches.map((branch) =>
     branchNode(narrow, branch, [selectedNode(narrow, branch.outputs[0]!, type)]),
   );
-  const query = withPrefix(narrow, union(parts, true));
-  return narrow.rules.memberOfQuery(callerSql(column), query, type, sqlTypeOf(narrow, type));
+  return member(callerSql(column), withPrefix(narrow, union(parts, true)), type);
 }
 
 function qualifiedParts(scan: PlainScan): number {

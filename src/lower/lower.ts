@@ -34,7 +34,7 @@ import {
 } from "../sql/nodes.js";
 import { branchNode, conditionNode, isTrivial, selectedNode, typedNull } from "./branch.js";
 import { callerRowFilter } from "./caller-rows.js";
-import { createLowering, type Lowering, narrowLowering, type Shape, sqlTypeOf } from "./context.js";
+import { createLowering, type Lowering, type Shape, sqlTypeOf } from "./context.js";
 import { cteHoldsText } from "./cte-types.js";
 import { withPrefix } from "./ctes.js";
 import type { LoweringRules } from "./rules.js";
@@ -185,15 +185,9 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
   if (branches.some((b) => isTrivial(b) && wildcard(b.outputs[0]!))) {
     return binary(caller(), "in", callerRow(null));
   }
+  // Branches over the caller's own rows filter them directly (src/lower/caller-rows.ts).
   const direct = callerRowFilter(lowering, column);
-  if (direct) {
-    // Branches over the caller's own rows filter them directly (src/lower/caller-rows.ts).
-    const parts = [direct.node];
-    // The rest lowered on its own, so that its WITH clause holds only what it reads.
-    if (direct.rest.length > 0)
-      parts.unshift(lowerFilter(narrowLowering(lowering, direct.rest), column));
-    return parens(disjunction(parts)!);
-  }
+  if (direct) return parens(direct);
   const type = lowering.outputs[0]!.type;
   if (untypedIds(lowering, type)) {
     const known = knownOutputs(lowering, branches);

@@ -45,6 +45,12 @@ export interface LoweringRules {
     sqlType: string | undefined,
   ): OperationNode;
   /**
+   * `term = any(array(query))`: the query runs once, before the statement, and the condition
+   * is then one the caller's indexes serve, also as one side of an `OR` (src/lower/caller-rows.ts).
+   * Absent where the engine has no such form: such filters stay one `IN (query)`.
+   */
+  memberOfArray?(term: OperationNode, query: OperationNode): OperationNode;
+  /**
    * The rows of `rows` (a UNION ALL with the named columns) without duplicates, compared
    * exactly; absent where `SELECT DISTINCT` and `UNION` already compare exactly
    * (docs/dialects.md: some engines' default collations call `'a' = 'A '` equal).

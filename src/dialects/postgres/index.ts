@@ -111,6 +111,9 @@ export const postgres = {
   codePointOrder: collateC,
   member: (term, values) => binary(term, "in", ValueListNode.create(values)),
   memberOfQuery: (term, query) => binary(term, "in", query),
+  // An init plan: `x = any($1)` with the array computed once; a bitmap index scan serves it,
+  // and two of them an `OR` (bench/RESULTS.md, "Joined rules on the caller's rows").
+  memberOfArray: (term, query) => binary(term, "=", RawNode.create(["any(array(", "))"], [query])),
   rowsTable(alias, columns, rows) {
     const values = ValuesNode.create(rows.map((row) => ValueListNode.create(row)));
     return AliasNode.create(ParensNode.create(values), correlation(alias, columns));
