@@ -21,7 +21,7 @@
  * caller's query (a CTE cannot be schema-qualified), and every column the conditions read is
  * one of its columns.
  */
-import { type OperationNode, OperationNodeTransformer, type ReferenceNode } from "kysely";
+import { AndNode, type OperationNode, OperationNodeTransformer, type ReferenceNode } from "kysely";
 import type { PlainScan } from "../bindings/query.js";
 import { tableName } from "../bindings/query.js";
 import type { Binding } from "../bindings/types.js";
@@ -36,7 +36,15 @@ import {
   termType,
 } from "../plan/ir.js";
 import { mentionsAlias } from "../plan/rewrite.js";
-import { callerSql, conjunction, disjunction, union } from "../sql/nodes.js";
+import {
+  binary,
+  callerSql,
+  conjunction,
+  constant,
+  disjunction,
+  parens,
+  union,
+} from "../sql/nodes.js";
 import { branchNode, selectedNode } from "./branch.js";
 import { aliasName, type Lowering, narrowLowering, sqlTypeOf } from "./context.js";
 import { cteHoldsText } from "./cte-types.js";
@@ -54,20 +62,22 @@ import { untypedIds } from "./untyped-ids.js";
  *   //   and app.documents.folder_id is not null and app.documents.id is not null)
  */
 export function callerRowFilter(lowering: Lowering, column: string): OperationNode | null {
-  const groups = new Map<string, { own: OperationNode; joined: Joined[] }>();
+  const groups = new Map<string, { own: readonly OperationNode[]; joined: Joined[] }>();
   const rest: Branch[] = [];
+  let guard: OperationNode | null = null;
   for (const branch of lowering.plan.branches) {
     const split = callerRowBranch(lowering, branch, column);
     if (!split) {
       rest.push(branch);
       continue;
     }
+    guard ??= split.guard;
     const key = JSON.stringify([split.joined?.column ?? null, split.own]);
-    const group = groups.get(key) ?? { own: split.own, joined: [] };
+    const group = groups.get(key) ?? { own: split.own, joined: [] as Joined[] };
     if (split.joined) group.joined.push(split.joined);
     groups.set(key, group);
   }
-  if (groups.size === 0) return null;
+  if (!guard) return null;
   // A subquery in one of several disjuncts is not a join: PostgreSQL then reads every row of
   // the caller's table and tests each against a hashed subquery, where one `IN (…)` over all
   // the branches probes the listed rows by the key (bench/RESULTS.md, "Joined rules on the
@@ -80,24 +90,22 @@ export function callerRowFilter(lowering: Lowering, column: string): OperationNo
     if (!arrays || !rest.every((branch) => selectsIds(lowering, branch))) return null;
     member = (term, query) => arrays(term, query);
   }
-  const parts = [...groups.values()].map(({ own, joined }) =>
-    joined.length === 0
-      ? own
-      : conjunction([
-          memberOf(
-            lowering,
-            joined[0]!.column,
-            joined[0]!.type,
-            joined.map((j) => j.branch),
-            member,
-          ),
-          own,
-        ])!,
-  );
+  const parts = [...groups.values()].map(({ own, joined }) => {
+    const [first] = joined;
+    const branches = joined.map((j) => j.branch);
+    return conjunction([
+      ...(first ? [memberOf(lowering, first.column, first.type, branches, member)] : []),
+      ...own,
+    ]);
+  });
   if (rest.length > 0) {
     parts.unshift(memberOf(lowering, column, lowering.outputs[0]!.type, rest, member));
   }
-  return disjunction(parts)!;
+  // Every part holds only where the key is not NULL: the guard is written once, outside the
+  // OR, so that the OR is left to the indexes and never tested row by row.
+  if (parts.some((part) => part === null)) return guard;
+  const either = parts.length === 1 ? parts[0]! : parens(disjunction(parts as OperationNode[])!);
+  return conjunction([either, guard])!;
 }
 
 /** `term IN (query)` or its array form (the dialect's rules). */
@@ -133,14 +141,13 @@ function callerRowBranch(
   lowering: Lowering,
   branch: Branch,
   column: string,
-): { own: OperationNode; joined: Joined | null } | null {
+): CallerRowBranch | null {
   const row = keyedRow(lowering, branch, column);
   if (!row) return null;
   const others = branch.sources.filter((ref) => ref !== row.ref);
   if (others.length === 0) {
     if (branch.conditions.some((c) => c.kind === "not_exists")) return null;
-    const own = ownConditions(lowering, row, branch.conditions);
-    return own ? { own, joined: null } : null;
+    return onRow(row, ownConditions(lowering, row, branch.conditions), null);
   }
   const split = splitConditions(branch.conditions, row.ref.alias);
   if (!split) return null;
@@ -151,19 +158,47 @@ function callerRowBranch(
   if (untypedIds(lowering, type) && !split.partners.every((p) => readsTyped(lowering, others, p))) {
     return null;
   }
-  const own = ownConditions(lowering, row, split.own);
-  if (!own) return null;
   const same = more.map(
     (term): Condition => ({ kind: "compare", op: "=", left: first, right: term }),
   );
-  return {
-    own,
-    joined: {
-      column: `${row.scan.table}.${row.scan.items[item]}`,
-      type,
-      branch: { sources: others, conditions: [...split.inner, ...same], outputs: [first] },
-    },
-  };
+  return onRow(row, ownConditions(lowering, row, split.own), {
+    column: `${row.scan.table}.${row.scan.items[item]}`,
+    type,
+    branch: { sources: others, conditions: [...split.inner, ...same], outputs: [first] },
+  });
+}
+
+/**
+ * A branch on the caller's row. `own` leaves out the NULL guards its other parts imply: the
+ * key's (`guard`, written once for the whole filter) and the joined column's.
+ */
+interface CallerRowBranch {
+  readonly own: readonly OperationNode[];
+  readonly joined: Joined | null;
+  readonly guard: OperationNode;
+}
+
+function onRow(
+  row: KeyedRow,
+  own: OperationNode | null,
+  joined: Joined | null,
+): CallerRowBranch | null {
+  if (!own) return null;
+  const guard = notNull(`${row.scan.table}.${row.scan.items[row.keyItem]}`);
+  const implied = [guard, ...(joined ? [notNull(joined.column)] : [])].map((n) =>
+    JSON.stringify(n),
+  );
+  const kept = conjuncts(own).filter((node) => !implied.includes(JSON.stringify(node)));
+  return { own: kept, joined, guard };
+}
+
+/** `column is not null` on the caller's row, as src/lower/branch.ts guards a column. */
+function notNull(column: string): OperationNode {
+  return binary(callerSql(column), "is not", constant(null));
+}
+
+function conjuncts(node: OperationNode): OperationNode[] {
+  return AndNode.is(node) ? [...conjuncts(node.left), ...conjuncts(node.right)] : [node];
 }
 
 /**
@@ -184,6 +219,8 @@ interface KeyedRow {
   readonly scan: PlainScan;
   /** `argN` -> index of the scan's select item, for slots read as bare columns. */
   readonly items: ReadonlyMap<string, number>;
+  /** The select item of the key. */
+  readonly keyItem: number;
 }
 
 function keyedRow(lowering: Lowering, branch: Branch, column: string): KeyedRow | null {
@@ -203,7 +240,7 @@ function keyedRow(lowering: Lowering, branch: Branch, column: string): KeyedRow 
   // (src/api/local.ts).
   const syntax = lowering.bindings.syntax ?? DEFAULT_DIALECT;
   if (!namesKey(column, scan.tableName, key[0]!, syntax)) return null;
-  return { ref, scan, items };
+  return { ref, scan, items, keyItem: outputItem };
 }
 
 /**
