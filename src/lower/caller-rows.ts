@@ -11,10 +11,12 @@
  *   app.reports.id is not null`;
  * - a branch that joins the table to other sources through one of its columns: that column
  *   among the values the others give, `app.documents.folder_id in (with recursive … select …)`,
- *   and the conditions on the table alone beside it.
+ *   and the conditions on the table alone beside it;
+ * - beside others, on PostgreSQL: each subquery as `= any(array(…))`, so that an `OR` of them
+ *   is still served by indexes.
  *
- * The filter takes this form only where it stays one condition with a subquery, or conditions
- * without any: `IN (subquery) OR …` is not a join.
+ * `IN (subquery) OR …` is not a join: without the array form (MySQL, SQLite), the filter takes
+ * this form only where it stays one condition with a subquery, or conditions without any.
  *
  * Only a source that is a plain scan of a schema-qualified table without a WHERE condition,
  * with columns read as bare names, qualifies: the table then names one table whatever the
@@ -58,8 +60,8 @@ import { untypedIds } from "./untyped-ids.js";
  * conditions on the row and joined through the same column share one subquery.
  *
  *   callerRowFilter(lowering, "app.documents.id")
- *   // (app.documents.folder_id in (with recursive … select f1.arg2 from polar_r0 as f1)
- *   //   and app.documents.folder_id is not null and app.documents.id is not null)
+ *   // app.documents.folder_id in (with recursive … select f1.arg2 from polar_r0 as f1)
+ *   //   and app.documents.id is not null
  */
 export function callerRowFilter(lowering: Lowering, column: string): OperationNode | null {
   const groups = new Map<string, { own: readonly OperationNode[]; joined: Joined[] }>();
