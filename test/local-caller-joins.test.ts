@@ -25,19 +25,22 @@ resource Org {
 }
 resource Folder {
   roles = ["viewer", "owner"];
-  permissions = ["read"];
+  permissions = ["read", "archive"];
   relations = { parent: Folder, org: Org };
   role if role on "parent";
   "owner" if "admin" on "org";
   "viewer" if "owner";
   "read" if "viewer";
+  "archive" if "owner";
+  "archive" if is_open(resource);
 }
 resource Doc {
-  permissions = ["read", "edit"];
+  permissions = ["read", "edit", "archive"];
   relations = { folder: Folder, org: Org };
   "read" if "read" on "folder";
   "read" if is_public(resource) and "member" on "org";
   "edit" if "owner" on "folder";
+  "archive" if "archive" on "folder";
 }`);
 
 /** The bindings over `schema`'s tables (unqualified names for ""). */
@@ -61,6 +64,8 @@ function bindings(schema: string, typed: boolean): string {
     query: SELECT id, org_id FROM ${at}docs
   is_public(Doc:_):
     query: SELECT id FROM ${at}docs WHERE is_public = 1
+  is_open(Folder:_):
+    query: SELECT folder_id FROM ${at}open_folders
 ${types}keys:
   ${at}docs: id
   ${at}folders: id
@@ -129,6 +134,14 @@ describe("which joined rules read the caller's rows directly", () => {
     expect(sql).not.toContain("app.docs.folder_id");
   });
 
+  it("writes the two archive rules as one subquery on the folder (run by the property below)", () => {
+    const archive: Question = { actor: "1", action: "archive", type: "Doc" };
+    const sql = fragment("app", true, archive, "app.docs.id");
+    expect(sql.match(/app\.docs\.folder_id in \(/g)).toHaveLength(1);
+    expect(sql).toContain("from app.open_folders as f");
+    expect(sql).not.toContain("from app.docs");
+  });
+
   it("shares one subquery between rules joined through the same column", () => {
     const program = checked(`actor User {}
 resource Folder {
@@ -179,12 +192,14 @@ interface Tables {
   readonly memberships: readonly (readonly [number, string, number | null])[];
   readonly folderRoles: readonly (readonly [number, string, number | null])[];
   readonly folders: readonly (readonly [number, number | null, number | null])[];
-  readonly docs: readonly (readonly [number, number | null, number | null, 0 | 1])[];
+  /** Ids may be NULL (several): such a row is no document. */
+  readonly docs: readonly (readonly [number | null, number | null, number | null, 0 | 1])[];
+  readonly openFolders: readonly (number | null)[];
 }
 
 const maybe = (arb: fc.Arbitrary<number>) => fc.option(arb, { nil: null, freq: 6 });
-const unique = <T extends readonly [number, ...unknown[]]>(rows: T[]) =>
-  rows.filter((row, i) => rows.findIndex((other) => other[0] === row[0]) === i);
+const unique = <T extends readonly [number | null, ...unknown[]]>(rows: T[]) =>
+  rows.filter((row, i) => row[0] === null || rows.findIndex((o) => o[0] === row[0]) === i);
 const tablesArbitrary: fc.Arbitrary<Tables> = fc.record({
   memberships: fc.array(
     fc.tuple(fc.nat(3), fc.constantFrom("member", "admin"), maybe(fc.integer({ min: 1, max: 2 }))),
@@ -207,7 +222,7 @@ const tablesArbitrary: fc.Arbitrary<Tables> = fc.record({
   docs: fc
     .array(
       fc.tuple(
-        fc.integer({ min: 1, max: 10 }),
+        maybe(fc.integer({ min: 1, max: 10 })),
         maybe(fc.integer({ min: 1, max: 6 })),
         maybe(fc.integer({ min: 1, max: 2 })),
         fc.constantFrom(0 as const, 1 as const),
@@ -215,6 +230,7 @@ const tablesArbitrary: fc.Arbitrary<Tables> = fc.record({
       { maxLength: 10 },
     )
     .map(unique),
+  openFolders: fc.array(maybe(fc.integer({ min: 1, max: 6 })), { maxLength: 2 }),
 });
 
 function factsOf(tables: Tables): GroundFact[] {
@@ -242,7 +258,10 @@ function factsOf(tables: Tables): GroundFact[] {
         args: [id("Folder", folder), text("org"), id("Org", org)],
       });
   }
+  for (const folder of tables.openFolders)
+    if (folder !== null) facts.push({ predicate: "is_open", args: [id("Folder", folder)] });
   for (const [doc, folder, org, isPublic] of tables.docs) {
+    if (doc === null) continue;
     if (folder !== null)
       facts.push({
         predicate: "has_relation",
@@ -261,6 +280,7 @@ function factsOf(tables: Tables): GroundFact[] {
 const QUESTIONS: readonly Question[] = ["0", "1", "2", "3"].flatMap((actor) => [
   { actor, action: "read", type: "Doc" as const },
   { actor, action: "edit", type: "Doc" as const },
+  { actor, action: "archive", type: "Doc" as const },
   { actor, action: "read", type: "Folder" as const },
 ]);
 
@@ -282,10 +302,13 @@ const rows = (table: string, values: readonly (readonly (number | string | null)
 async function checkTables(engine: Engine, typed: boolean, tables: Tables): Promise<void> {
   const s = engine.schema;
   await engine.exec(
-    `DELETE FROM ${s}.memberships;\nDELETE FROM ${s}.folder_roles;\nDELETE FROM ${s}.folders;\nDELETE FROM ${s}.docs;\n${rows(
+    `DELETE FROM ${s}.memberships;\nDELETE FROM ${s}.folder_roles;\nDELETE FROM ${s}.folders;\nDELETE FROM ${s}.docs;\nDELETE FROM ${s}.open_folders;\n${rows(
       `${s}.memberships`,
       tables.memberships,
-    )}${rows(`${s}.folder_roles`, tables.folderRoles)}${rows(`${s}.folders`, tables.folders)}${rows(`${s}.docs`, tables.docs)}`,
+    )}${rows(`${s}.folder_roles`, tables.folderRoles)}${rows(`${s}.folders`, tables.folders)}${rows(`${s}.docs`, tables.docs)}${rows(
+      `${s}.open_folders`,
+      tables.openFolders.map((folder) => [folder]),
+    )}`,
   );
   const facts = factsOf(tables);
   for (const question of QUESTIONS) {
@@ -296,7 +319,9 @@ async function checkTables(engine: Engine, typed: boolean, tables: Tables): Prom
     const subquery = await engine.ids(`SELECT t.id FROM ${table} AS t WHERE ${aliased}`);
     // The caller's table holds the rows listed: the evaluator's answer among the table's ids.
     const present = new Set(
-      (question.type === "Doc" ? tables.docs : tables.folders).map((row) => String(row[0])),
+      (question.type === "Doc" ? tables.docs : tables.folders).flatMap((row) =>
+        row[0] === null ? [] : [String(row[0])],
+      ),
     );
     const listed = list(
       policy,
@@ -316,7 +341,8 @@ const TABLES = (
 ) => `CREATE TABLE ${s}.memberships (user_id integer, role varchar(20), org_id integer);
 CREATE TABLE ${s}.folder_roles (user_id integer, role varchar(20), folder_id integer);
 CREATE TABLE ${s}.folders (id integer UNIQUE, parent_id integer, org_id integer);
-CREATE TABLE ${s}.docs (id integer UNIQUE, folder_id integer, org_id integer, is_public integer NOT NULL)`;
+CREATE TABLE ${s}.docs (id integer UNIQUE, folder_id integer, org_id integer, is_public integer NOT NULL);
+CREATE TABLE ${s}.open_folders (folder_id integer)`;
 
 function property(engine: () => Promise<Engine>) {
   it.each([true, false])(

@@ -74,7 +74,8 @@ export function callerRowFilter(lowering: Lowering, column: string): OperationNo
       continue;
     }
     guard ??= split.guard;
-    const key = JSON.stringify([split.joined?.column ?? null, split.own]);
+    // The type too: a group's IN compares its values as the type's (collation, binary).
+    const key = JSON.stringify([split.joined?.column ?? null, split.joined?.type, split.own]);
     const group = groups.get(key) ?? { own: split.own, joined: [] as Joined[] };
     if (split.joined) group.joined.push(split.joined);
     groups.set(key, group);

@@ -89,7 +89,10 @@ export function narrowLowering(
   const ctes = lowering.plan.ctes.map((cte, index) => (read.has(index) ? cte : null));
   const plan = { ...lowering.plan, ctes, branches };
   const { bindings, shape, rules, sources } = lowering;
-  return createLowering(plan, outputs, bindings, shape, rules, sources);
+  const narrow = createLowering(plan, outputs, bindings, shape, rules, sources);
+  // The statement's names for its CTEs, which refusals map back to rules (src/lower/lower.ts).
+  const cteNames = new Map([...read].map((index) => [index, lowering.cteNames.get(index)!]));
+  return { ...narrow, cteNames };
 }
 
 /** Indexes of the recursive CTEs the branches read, directly or through other CTEs. */
