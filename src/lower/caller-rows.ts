@@ -37,7 +37,7 @@ import {
   type Term,
   termType,
 } from "../plan/ir.js";
-import { mentionsAlias } from "../plan/rewrite.js";
+import { mapBranch, mentionsAlias } from "../plan/rewrite.js";
 import {
   binary,
   callerSql,
@@ -75,7 +75,7 @@ export function callerRowFilter(lowering: Lowering, column: string): OperationNo
     }
     guard ??= split.guard;
     // The type too: a group's IN compares its values as the type's (collation, binary).
-    const key = JSON.stringify([split.joined?.column ?? null, split.joined?.type, split.own]);
+    const key = JSON.stringify([split.joined?.column ?? null, split.joined?.type, split.ownKey]);
     const group = groups.get(key) ?? { own: split.own, joined: [] as Joined[] };
     if (split.joined) group.joined.push(split.joined);
     groups.set(key, group);
@@ -177,6 +177,8 @@ function callerRowBranch(
  */
 interface CallerRowBranch {
   readonly own: readonly OperationNode[];
+  /** `own` as text, the part of the key that groups branches. */
+  readonly ownKey: string;
   readonly joined: Joined | null;
   readonly guard: OperationNode;
 }
@@ -191,8 +193,10 @@ function onRow(
   const implied = [guard, ...(joined ? [notNull(joined.column)] : [])].map((n) =>
     JSON.stringify(n),
   );
-  const kept = conjuncts(own).filter((node) => !implied.includes(JSON.stringify(node)));
-  return { own: kept, joined, guard };
+  const kept = conjuncts(own)
+    .map((node) => ({ node, text: JSON.stringify(node) }))
+    .filter(({ text }) => !implied.includes(text));
+  return { own: kept.map((k) => k.node), ownKey: kept.map((k) => k.text).join(","), joined, guard };
 }
 
 /** `column is not null` on the caller's row, as src/lower/branch.ts guards a column. */
@@ -322,23 +326,16 @@ function splitConditions(
 
 /** Whether the condition reads the caller's column (a wildcard's `outer` term) anywhere. */
 function mentionsOuter(condition: Condition): boolean {
-  const outer = (term: Term) => term.kind === "outer";
-  switch (condition.kind) {
-    case "compare":
-      return outer(condition.left) || outer(condition.right);
-    case "in":
-      return outer(condition.term) || condition.values.some(outer);
-    case "exists":
-    case "not_exists":
-      return condition.branches.some(
-        (branch) =>
-          branch.outputs.some((o) => o.kind === "outer") || branch.conditions.some(mentionsOuter),
-      );
-    default: {
-      const _never: never = condition;
-      return _never;
-    }
-  }
+  let found = false;
+  const probe = (term: Term): Term => {
+    found ||= term.kind === "outer";
+    return term;
+  };
+  mapBranch(
+    { sources: [], conditions: [condition], outputs: [] },
+    { alias: (a) => a, term: probe },
+  );
+  return found;
 }
 
 /**
