@@ -6,7 +6,10 @@
  * - library: `authorizeQuery` of src/api/local.ts with the roles as central facts, each lookup
  *   answered from memory (no store): parsing the body, the plan cache, printing;
  * - service: `service.authorizeQuery` over the in-memory SQLite store (the question's head and
- *   the user's roles are read in a store thread), with the process's CPU per call (all threads).
+ *   the user's roles are read in a store thread), with the process's CPU per call (all threads);
+ * - new texts: then 300 calls each with a bindings text the service has not seen (a comment
+ *   apart), 1 ms apart so that idle threads sleep between them as they do between requests:
+ *   parsing and checking the bindings, planning, the first print.
  *
  *   npx tsx bench/http/local-in-process.ts            # 10,000 users, 8,000 timed calls each
  *   npx tsx bench/http/local-in-process.ts --calls=2000
@@ -33,7 +36,10 @@ const CALLS = Number(
 /** Users asked before the timed calls (plans, templates, JIT), never timed. */
 const WARM_UP = 1000;
 
-const body = (user: number, document: number) => ({
+/** Calls with a new bindings text, after the timed calls. */
+const NEW_TEXTS = 300;
+
+const body = (user: number, document: number, bindings = RECURSIVE_BINDINGS) => ({
   query: {
     actor_type: "User",
     actor_id: String(user),
@@ -42,7 +48,7 @@ const body = (user: number, document: number) => ({
     resource_id: String(document),
     context_facts: [],
   },
-  data_bindings: RECURSIVE_BINDINGS,
+  data_bindings: bindings,
 });
 
 function quantiles(micros: number[]): string {
@@ -88,6 +94,14 @@ await store.applyBatch([{ inserts: roles }]);
 const cpu = process.cpuUsage();
 const served = await timed((user, document) => service.authorizeQuery(body(user, document)));
 const used = process.cpuUsage(cpu);
+const newTexts: number[] = [];
+for (let i = 0; i < NEW_TEXTS; i++) {
+  const text = `# bindings text ${i}\n${RECURSIVE_BINDINGS}`;
+  const started = performance.now();
+  await service.authorizeQuery(body(i, (i * 7919) % scale.documents, text));
+  newTexts.push((performance.now() - started) * 1000);
+  await new Promise((resolve) => setTimeout(resolve, 1));
+}
 await service.close();
 
 const calls = CALLS + WARM_UP;
@@ -101,4 +115,8 @@ console.log(`library (roles from memory): ${quantiles(library)}`);
 console.log(
   `service (SQLite store): ${quantiles(served)}; ` +
     `CPU ${Math.round((used.user + used.system) / calls)} µs per call`,
+);
+console.log(
+  `service, a new bindings text each call (${NEW_TEXTS}): all ${quantiles([...newTexts])}; ` +
+    `after the first 100 ${quantiles(newTexts.slice(100))}`,
 );

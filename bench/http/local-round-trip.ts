@@ -18,6 +18,7 @@
  *   npx tsx bench/http/local-round-trip.ts --postgres      # store on DATABASE_URL
  *   npx tsx bench/http/local-round-trip.ts --small --requests=500
  *   npx tsx bench/http/local-round-trip.ts --cpu-prof=/tmp/prof   # the server's CPU profile
+ *   npx tsx bench/http/local-round-trip.ts --requests=0 --new-texts=1000  # new texts only
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";
@@ -85,7 +86,9 @@ function send(
 const body = authorizeQueryBody;
 
 /** New bindings texts asked once each after the steady state (same bindings, a comment apart). */
-const NEW_TEXTS = 100;
+const NEW_TEXTS = Number(
+  process.argv.find((a) => a.startsWith("--new-texts="))?.slice("--new-texts=".length) ?? 100,
+);
 /** Rounds of the floor's three requests. */
 const FLOOR = 1000;
 

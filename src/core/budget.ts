@@ -21,8 +21,21 @@ export class BudgetExceeded extends Error {
   }
 }
 
+/**
+ * Work run with a time bound (`withBudget`'s `until`) went past it. Not a refusal: the caller
+ * that set the bound does the work again where it may take longer (src/service/planning.ts).
+ */
+export class WorkTimeUp extends Error {
+  constructor() {
+    super("the work's time bound passed");
+    this.name = "WorkTimeUp";
+  }
+}
+
 interface Running {
   readonly budget: WorkBudget;
+  /** `performance.now()` past which the planner stops with `WorkTimeUp`; Infinity: never. */
+  readonly until: number;
   planSteps: number;
   evaluationSteps: number;
 }
@@ -30,13 +43,14 @@ interface Running {
 let running: Running | null = null;
 
 /**
- * Runs `work` under `budget`; nested calls keep the outer budget.
+ * Runs `work` under `budget`, and the planner within `until` (a `performance.now()` time);
+ * nested calls keep the outer budget.
  *
  *   withBudget({ planSteps: 1e6, branches: 5e4, evaluationSteps: 1e7 }, () => planGoal(p, g));
  */
-export function withBudget<T>(budget: WorkBudget, work: () => T): T {
+export function withBudget<T>(budget: WorkBudget, work: () => T, until = Infinity): T {
   if (running) return work();
-  running = { budget, planSteps: 0, evaluationSteps: 0 };
+  running = { budget, until, planSteps: 0, evaluationSteps: 0 };
   try {
     return work();
   } finally {
@@ -46,8 +60,20 @@ export function withBudget<T>(budget: WorkBudget, work: () => T): T {
 
 /** Counts one planner step. */
 export function spendPlanStep(): void {
-  if (running && ++running.planSteps > running.budget.planSteps) {
+  if (!running) return;
+  if (++running.planSteps > running.budget.planSteps) {
     throw new BudgetExceeded("planSteps", running.budget.planSteps);
+  }
+  checkPlanClock();
+}
+
+/**
+ * Stops the planner with `WorkTimeUp` once its time bound has passed. Called per step and per
+ * branch a pass rewrites, so that no stretch of planning between two calls grows with the policy.
+ */
+export function checkPlanClock(): void {
+  if (running !== null && running.until !== Infinity && performance.now() > running.until) {
+    throw new WorkTimeUp();
   }
 }
 
@@ -61,6 +87,7 @@ export function checkBranches(count: number): void {
   if (running && count > running.budget.branches) {
     throw new BudgetExceeded("branches", running.budget.branches);
   }
+  checkPlanClock();
 }
 
 /** Counts one evaluation step. */

@@ -17,6 +17,7 @@
  * of a merged component is expanded in the same forms over the merged arguments
  * (component.ts).
  */
+import { checkPlanClock } from "../core/budget.js";
 import { callMerged, mergedPlan } from "./component.js";
 import {
   type Adornment,
@@ -76,6 +77,7 @@ export function expandBranches(expansion: Expansion, branches: readonly Branch[]
 }
 
 function expandBranch(expansion: Expansion, branch: Branch): Branch[] {
+  checkPlanClock();
   const conditions = branch.conditions.map((condition) =>
     isSubquery(condition)
       ? { ...condition, branches: expandBranches(expansion, condition.branches) }

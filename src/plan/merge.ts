@@ -5,6 +5,7 @@
  * differ only in the predicates of a facts source become one source of all those predicates
  * (a chain of n rules would otherwise carry n fact branches up every link: n² work).
  */
+import { checkPlanClock } from "../core/budget.js";
 import {
   type Branch,
   type Condition,
@@ -44,7 +45,8 @@ interface Keyed {
    * `[NOT] EXISTS` declare different aliases for the same shape.
    */
   readonly shape: Branch;
-  readonly sources: string;
+  /** Each source of the shape as JSON. */
+  readonly sources: readonly string[];
   readonly conditions: readonly string[];
   readonly outputs: string;
 }
@@ -54,10 +56,15 @@ function keyed(branch: Branch): Keyed {
   return {
     branch,
     shape,
-    sources: JSON.stringify(shape.sources),
+    sources: shape.sources.map((ref) => JSON.stringify(ref)),
     conditions: shape.conditions.map((c) => JSON.stringify(c)),
     outputs: JSON.stringify(shape.outputs),
   };
+}
+
+/** The shape's identity: equal for branches that differ only in the aliases they declare. */
+function identity(entry: Keyed): string {
+  return `${entry.sources.join(",")}|${entry.conditions.join(",")}|${entry.outputs}`;
 }
 
 /** The branch's identity with condition `index` reduced to its subject. */
@@ -65,7 +72,7 @@ function keyWithout(entry: Keyed, index: number, subject: Term): string {
   const conditions = entry.conditions.map((c, i) =>
     i === index ? `slot:${JSON.stringify(subject)}` : c,
   );
-  return `${entry.sources}|${conditions.join(",")}|${entry.outputs}`;
+  return `${entry.sources.join(",")}|${conditions.join(",")}|${entry.outputs}`;
 }
 
 function valueKey(term: LiteralTerm): string {
@@ -78,6 +85,7 @@ function mergePass(entries: readonly Keyed[]): Keyed[] | null {
   let current = [...entries];
   const width = Math.max(0, ...current.map((e) => e.conditions.length));
   for (let c = 0; c < width; c++) {
+    checkPlanClock();
     const groups = new Map<string, number[]>();
     current.forEach((entry, i) => {
       const condition = entry.shape.conditions[c];
@@ -122,15 +130,19 @@ function mergePass(entries: readonly Keyed[]): Keyed[] | null {
 }
 
 /**
- * The branches with literal-only differences merged (order kept, first occurrence wins).
+ * The entries with literal-only differences merged (order kept, first occurrence wins).
  *
- *   mergeBranches([b("f2.arg1 = 'member'"), b("f2.arg1 = 'admin'")]) // [b("f2.arg1 IN (…)")]
+ *   mergeEntries([b("f2.arg1 = 'member'"), b("f2.arg1 = 'admin'")]) // [b("f2.arg1 IN (…)")]
  */
-function mergeBranches(branches: readonly Branch[]): Branch[] {
-  let current = branches.map((branch) => keyed(mergeNested(branch)));
+function mergeEntries(entries: readonly Keyed[]): Keyed[] {
+  let current = [...entries];
   const pass = (entries: readonly Keyed[]) => mergePass(entries) ?? mergeFactsPass(entries);
   for (let merged = pass(current); merged; merged = pass(current)) current = merged;
-  return current.map((entry) => entry.branch);
+  return current;
+}
+
+function mergeBranches(branches: readonly Branch[]): Branch[] {
+  return mergeEntries(branches.map((branch) => keyed(mergeNested(branch)))).map((e) => e.branch);
 }
 
 /**
@@ -142,14 +154,15 @@ function mergeFactsPass(entries: readonly Keyed[]): Keyed[] | null {
   let current = [...entries];
   const width = Math.max(0, ...current.map((e) => e.shape.sources.length));
   for (let s = 0; s < width; s++) {
+    checkPlanClock();
     const groups = new Map<string, number[]>();
     current.forEach((entry, i) => {
       const ref = entry.shape.sources[s];
       if (ref?.source.kind !== "facts") return;
-      const sources = entry.shape.sources.map((r, k) =>
-        k === s ? { alias: r.alias, types: (r.source as FactsSource).types } : r,
-      );
-      const key = `${JSON.stringify(sources)}|${entry.conditions.join(",")}|${entry.outputs}`;
+      // The source's predicates left out of its JSON: the others' JSON is kept.
+      const facts = JSON.stringify({ alias: ref.alias, types: ref.source.types });
+      const sources = entry.sources.map((json, k) => (k === s ? facts : json));
+      const key = `${sources.join(",")}|${entry.conditions.join(",")}|${entry.outputs}`;
       const group = groups.get(key);
       if (group) group.push(i);
       else groups.set(key, [i]);
@@ -208,14 +221,18 @@ export function canonicalAliases(branch: Branch, prefix: string): Branch {
  *   simplifyBranches(branches, "f") // stable names f0, f1, … in each branch
  */
 export function simplifyBranches(branches: readonly Branch[], prefix: string): Branch[] {
+  // One branch has nothing to be the same as, nor to merge with.
+  if (branches.length === 1) return [canonicalAliases(mergeNested(branches[0]!), prefix)];
   const seen = new Set<string>();
-  const distinct: Branch[] = [];
+  const distinct: Keyed[] = [];
   for (const branch of branches) {
-    const canonical = canonicalAliases(branch, prefix);
-    const key = JSON.stringify(canonical);
+    const entry = keyed(branch);
+    const key = identity(entry);
     if (seen.has(key)) continue;
     seen.add(key);
-    distinct.push(canonical);
+    distinct.push(branch.conditions.some(isSubquery) ? keyed(mergeNested(branch)) : entry);
   }
-  return mergeBranches(distinct);
+  // Merging keeps each branch's aliases and their order: naming them last names them as
+  // naming them first would, once per branch left.
+  return mergeEntries(distinct).map((entry) => canonicalAliases(entry.branch, prefix));
 }

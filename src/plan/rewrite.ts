@@ -3,6 +3,7 @@
  * branch goes through `mapBranch`, so nested `not_exists` branches and the arguments of
  * recursive calls are never forgotten.
  */
+import { checkPlanClock } from "../core/budget.js";
 import {
   type Branch,
   type ColumnTerm,
@@ -83,6 +84,7 @@ function mapSourceRef(ref: SourceRef, mapper: BranchMapper): SourceRef {
  *   mapBranch(branch, { alias: (a) => `x_${a}`, term: (t) => t }) // renames every alias
  */
 export function mapBranch(branch: Branch, mapper: BranchMapper): Branch {
+  checkPlanClock();
   return {
     sources: branch.sources.map((ref) => mapSourceRef(ref, mapper)),
     conditions: branch.conditions.map((condition) => mapCondition(condition, mapper)),

@@ -1,18 +1,20 @@
 /**
- * The plan step: a question's plan from the cache, or made by the worker pool and remembered.
- * Concurrent questions of one shape share one task. The shapes asked last are noted, so that a
- * new policy has them planned before it becomes active (`prepareFor`).
+ * The plan step: a question's plan from the cache, or made and remembered: on the event loop
+ * if that takes at most `IN_PLACE_MS`, else by the worker pool. Concurrent questions of one
+ * shape share one pool task. The shapes asked last are noted, so that a new policy has them planned
+ * before it becomes active (`prepareFor`).
  */
 
-import type { Limits } from "../api/limits.js";
+import { type Limits, workBudget } from "../api/limits.js";
 import { ApiError } from "../api/service.js";
 import type { DataBindings } from "../bindings/types.js";
 import type { Program } from "../check/program.js";
+import { withBudget } from "../core/budget.js";
 import { msUntil } from "../core/deadline.js";
 import { at, PlanError } from "../plan/errors.js";
 import { type Goal, goalKey } from "../plan/goal.js";
 import type { Plan } from "../plan/ir.js";
-import { cachedPlan, knownPlan, rememberPlan } from "../plan/plan.js";
+import { cachedPlan, createPlanner, knownPlan, planGoal, rememberPlan } from "../plan/plan.js";
 import type { SourceFile } from "../source/source.js";
 import type { WorkerPool } from "../workers/pool.js";
 import type { Outcome, Task } from "../workers/work.js";
@@ -38,14 +40,26 @@ export interface Planning {
 const RECENT_GOALS = 64;
 /** How long a policy post waits for those plans. */
 const PREPARE_MS = 1000;
+/**
+ * How long a plan may hold the event loop. Most plans take 1–2 ms, and a worker adds about as
+ * much again (two messages, two threads woken); a plan not done by then is made in a worker.
+ * Nothing is remembered of one that was not: the first plans of a process run before the JIT
+ * has compiled the planner, and a GC pause may land in any.
+ */
+const IN_PLACE_MS = 4;
 
 /**
- * Plans on `pool`, or in place without one (no deadline then: planning holds the event loop).
+ * Plans in place for up to `inPlaceMs`, then on `pool`; without a pool, in place whatever it
+ * takes (no deadline then: planning holds the event loop).
  *
  *   const planning = createPlanning(pool, limits);
  *   const plan = await planning.plan({ program, bindings, goal }, Date.now() + 5000);
  */
-export function createPlanning(pool: WorkerPool | null, limits: Limits): Planning {
+export function createPlanning(
+  pool: WorkerPool | null,
+  limits: Limits,
+  inPlaceMs = IN_PLACE_MS,
+): Planning {
   /** The goals used last, least recent first. */
   const recent = new Map<string, { bindings: DataBindings; goal: Goal }>();
   /** Plans being made, by goal: concurrent requests of one shape share one task. */
@@ -73,15 +87,48 @@ export function createPlanning(pool: WorkerPool | null, limits: Limits): Plannin
     return plan;
   }
 
+  function pending(request: PlanRequest): Promise<Plan | PlanError> | undefined {
+    const known = inFlight.get(goalKey(request.goal));
+    if (known?.request.program !== request.program) return undefined;
+    return known.request.bindings === request.bindings ? known.plan : undefined;
+  }
+
+  /**
+   * The plan made here within `inPlaceMs` (a fresh planner: one stopped part way is
+   * dropped), or null: past the bound, over a budget or too deep for this thread's stack, the
+   * pool plans it and refuses as it would.
+   */
+  function inPlace(request: PlanRequest): Plan | PlanError | null {
+    const { program, bindings, goal } = request;
+    const until = performance.now() + inPlaceMs;
+    let plan: Plan | PlanError;
+    try {
+      plan = withBudget(
+        workBudget(limits),
+        () => planGoal(createPlanner(program, bindings), goal),
+        until,
+      );
+    } catch (error) {
+      if (!(error instanceof PlanError)) return null;
+      plan = error;
+    }
+    rememberPlan(program, bindings, goal, plan);
+    return plan;
+  }
+
+  /**
+   * A plan not made yet: made here if that takes at most `inPlaceMs`, else by the pool. (Started
+   * on the pool at once as well, the worker competed with this thread for the two cores of the
+   * bench machine, and both took longer: bench/RESULTS.md, "Plans in place".)
+   */
+  function fresh(request: PlanRequest, deadline: number): Promise<Plan | PlanError> {
+    return pending(request) ?? Promise.resolve(inPlace(request) ?? shared(request, deadline));
+  }
+
   function shared(request: PlanRequest, deadline: number): Promise<Plan | PlanError> {
     const key = goalKey(request.goal);
-    const known = inFlight.get(key);
-    if (
-      known &&
-      known.request.program === request.program &&
-      known.request.bindings === request.bindings
-    )
-      return known.plan;
+    const known = pending(request);
+    if (known) return known;
     const entry = { request, plan: made(request, deadline) };
     inFlight.set(key, entry);
     const done = () => {
@@ -97,7 +144,7 @@ export function createPlanning(pool: WorkerPool | null, limits: Limits): Plannin
       if (!pool) return cachedPlan(request.program, request.bindings, request.goal);
       const plan =
         knownPlan(request.program, request.bindings, request.goal) ??
-        (await shared(request, deadline));
+        (await fresh(request, deadline));
       if (plan instanceof PlanError) throw plan;
       return plan;
     },

@@ -61,10 +61,12 @@ export type Outcome =
  */
 const checkedPolicies = new Map<string, CheckResult>();
 
-function checkedPolicy(sources: readonly SourceFile[]): CheckResult {
+/** The policy checked, from this thread's cache or now; `onCheck` is called before checking. */
+function checkedPolicy(sources: readonly SourceFile[], onCheck = () => {}): CheckResult {
   const key = JSON.stringify(sources.map((file) => [file.name, file.text]));
   const known = checkedPolicies.get(key);
   if (known) return known;
+  onCheck();
   const checked = checkPolicy(sources);
   if (!checked.ok) return checked;
   if (checkedPolicies.size >= 4) checkedPolicies.clear();
@@ -72,10 +74,19 @@ function checkedPolicy(sources: readonly SourceFile[]): CheckResult {
   return checked;
 }
 
-function programOf(sources: readonly SourceFile[]): Program {
-  const checked = checkedPolicy(sources);
-  if (!checked.ok) throw new ApiError(400, "the active policy does not check");
-  return checked.program;
+/**
+ * The program of a task's policy. `checked` is called after checking it here, not when it was
+ * checked before: a task's deadline restarts then (src/workers/pool.ts), and a message per
+ * task would cost a wake-up of each thread.
+ */
+function programOf(sources: readonly SourceFile[], checked: () => void): Program {
+  let checking = false;
+  const result = checkedPolicy(sources, () => {
+    checking = true;
+  });
+  if (checking) checked();
+  if (!result.ok) throw new ApiError(400, "the active policy does not check");
+  return result.program;
 }
 
 /** Checks a policy into this thread's cache ahead of the plans that will need it. */
@@ -85,7 +96,8 @@ export function warmPolicy(sources: readonly SourceFile[]): void {
 
 /**
  * Runs a task; every expected failure is an outcome, anything else is thrown. `checked` is
- * called once the policy of a plan task is checked (the deadline counts the planning only).
+ * called once the policy of a task is checked, if it was not checked before (the deadline
+ * counts the planning only).
  */
 export function performTask(task: Task, checked: () => void = () => {}): Outcome {
   try {
@@ -98,16 +110,14 @@ export function performTask(task: Task, checked: () => void = () => {}): Outcome
         };
       }
       case "plan": {
-        const program = programOf(task.sources);
-        checked();
+        const program = programOf(task.sources, checked);
         const plan = withBudget(workBudget(task.limits), () =>
           cachedPlan(program, task.bindings, task.goal),
         );
         return { kind: "plan", plan };
       }
       case "explain-run": {
-        const program = programOf(task.sources);
-        checked();
+        const program = programOf(task.sources, checked);
         return { kind: "explain-run", result: performExplainRun(program, task.run) };
       }
       default: {
