@@ -6,6 +6,7 @@
 import { AndNode, type OperationNode, OrNode, SelectAllNode, type SelectQueryNode } from "kysely";
 import { isPrimitiveType, type Value } from "../core/value.js";
 import type {
+  BindingSource,
   Branch,
   CompareCondition,
   Condition,
@@ -40,6 +41,7 @@ import {
   comparesUntyped,
   type KnownRows,
   literals,
+  readsBindingAsText,
   readsKnownRows,
   requestId,
   textOf,
@@ -216,6 +218,22 @@ function memberNode(lowering: Lowering, condition: InCondition, known: KnownRows
   return parts.length === 1 ? parts[0]! : parens(OrNode.create(parts[0]!, parts[1]!));
 }
 
+/**
+ * The binding's columns in a union with rows known when printing: all of them, or with its
+ * untyped id columns as text where the union would lose their type (`readsBindingAsText`).
+ */
+function bindingColumns(lowering: Lowering, source: BindingSource, cte: string): OperationNode[] {
+  if (!readsBindingAsText(lowering, source)) return [SelectAllNode.create()];
+  const binding = lowering.bindings.bindings[source.binding]!;
+  return binding.slots.flatMap((slot, i) => {
+    if (slot.kind !== "column") return [];
+    const column = columnRef(cte, argColumn(i));
+    return [
+      untypedIds(lowering, slot.type) ? aliased(textOf(lowering, column), argColumn(i)) : column,
+    ];
+  });
+}
+
 function literalNode(lowering: Lowering, value: Value, typed: boolean): OperationNode {
   return valueNode({ kind: "literal", value }, sqlTypeOf(lowering, value.type), typed);
 }
@@ -232,7 +250,7 @@ function sourceNode(lowering: Lowering, ref: SourceRef): OperationNode {
       const rows = fixedRowsUnion(source.rows, lowering.bindings, lowering.rules, (row) =>
         row.map((value) => literalNode(lowering, value, false)),
       );
-      const all = select({ selections: [SelectAllNode.create()], from: [table(cte)] });
+      const all = select({ selections: bindingColumns(lowering, source, cte), from: [table(cte)] });
       return aliased(unionAll(all, rows), name);
     }
     case "cte":
@@ -310,7 +328,8 @@ export function branchNode(
     if (ref.source.kind === "values") known.set(ref.alias, ref.source);
     else if (
       ref.source.kind === "param" ||
-      (ref.source.kind === "cte" && cteHoldsText(lowering, ref.source.cte))
+      (ref.source.kind === "cte" && cteHoldsText(lowering, ref.source.cte)) ||
+      (ref.source.kind === "binding" && readsBindingAsText(lowering, ref.source))
     ) {
       known.set(ref.alias, null);
     } else known.delete(ref.alias);

@@ -17,7 +17,7 @@ import { FunctionNode } from "kysely";
 import type { Branch, Output, RecursiveCte } from "../plan/ir.js";
 import { columnRef, constant, select, tableAs } from "../sql/nodes.js";
 import type { Lowering } from "./context.js";
-import { comparesUntyped, requestId, untypedIds } from "./untyped-ids.js";
+import { comparesUntyped, readsBindingAsText, requestId, untypedIds } from "./untyped-ids.js";
 
 const textModes = new WeakMap<Lowering, Map<number, boolean>>();
 
@@ -43,6 +43,7 @@ export function cteHoldsText(lowering: Lowering, index: number): boolean {
           if (output.kind === "column") {
             // Rows known when printing are text, and so are the ids of an array parameter.
             const source = branch.sources.find((ref) => ref.alias === output.alias)?.source;
+            if (source?.kind === "binding") return readsBindingAsText(lowering, source);
             return source?.kind === "values" || source?.kind === "param";
           }
           if (output.kind !== "literal" && output.kind !== "param") return false;

@@ -51,6 +51,13 @@ export interface LoweringRules {
    */
   memberOfArray?(term: OperationNode, query: OperationNode): OperationNode;
   /**
+   * A binding read with rows known when printing appended (central facts: `select * from
+   * <binding> union all <rows>`) gives its columns no type in the union (SQLite: the table's
+   * integers then never equal the id `'1'`), so its untyped id columns are read as text there
+   * and compared as rows known when printing are (src/lower/untyped-ids.ts).
+   */
+  readonly bindingRowsAsText?: boolean;
+  /**
    * The rows of `rows` (a UNION ALL with the named columns) without duplicates, compared
    * exactly; absent where `SELECT DISTINCT` and `UNION` already compare exactly
    * (docs/dialects.md: some engines' default collations call `'a' = 'A '` equal).

@@ -14,7 +14,7 @@
  */
 import { FunctionNode, type OperationNode, OrNode, ParensNode } from "kysely";
 import { isPrimitiveType } from "../core/value.js";
-import type { Term, ValuesSource } from "../plan/ir.js";
+import type { BindingSource, Term, ValuesSource } from "../plan/ir.js";
 import { binary, cast } from "../sql/nodes.js";
 import { type Lowering, sqlTypeOf } from "./context.js";
 import { valueNode } from "./sql-value.js";
@@ -51,6 +51,17 @@ export function requestId(lowering: Lowering, term: Term): string | null {
     return ids.length === 1 ? ids[0]! : null;
   }
   return null;
+}
+
+/**
+ * Whether a binding source is read as typed text: rows known when printing are appended to it
+ * on a dialect whose union loses the binding's column types (`bindingRowsAsText`), and some
+ * column of it holds untyped ids.
+ */
+export function readsBindingAsText(lowering: Lowering, source: BindingSource): boolean {
+  if (!lowering.rules.bindingRowsAsText || !source.rows?.length) return false;
+  const binding = lowering.bindings.bindings[source.binding]!;
+  return binding.slots.some((slot) => slot.kind === "column" && untypedIds(lowering, slot.type));
 }
 
 /** Whether the term reads a column of rows known when printing (typed text). */

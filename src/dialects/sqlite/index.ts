@@ -129,6 +129,9 @@ export const sqlite = {
   inlineHint: true,
   inlineScans: "subqueries",
   castsRecursiveColumns: false,
+  // `select * from <binding> union all select … (values …)` has no column affinity: the
+  // table's integer 1 would not equal `'1'` there (docs/dialects.md, "Ids without sql_types").
+  bindingRowsAsText: true,
   // An id compares directly unless a numeric column would read it as another number: text
   // never equals a number, and a canonical integer equals only itself
   // (docs/dialects.md, "Ids without sql_types").
