@@ -1,8 +1,8 @@
 /**
  * The plan step: a question's plan from the cache, or made and remembered: on the event loop
  * if that takes at most `IN_PLACE_MS`, else by the worker pool. Concurrent questions of one
- * shape share one pool task. The shapes asked last are noted, so that a new policy has them planned
- * before it becomes active (`prepareFor`).
+ * shape share one pool task. The shapes asked last are noted, so that a new policy has them
+ * planned before it becomes active (`prepareFor`).
  */
 
 import { type Limits, workBudget } from "../api/limits.js";
