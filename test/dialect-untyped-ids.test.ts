@@ -171,52 +171,86 @@ const pairsOf = (left: readonly string[], right: readonly string[]) =>
     maxLength: 5,
     selector: (pair) => pair.join(" "),
   });
-/** Roles and folders in the tables (integer ids) and as central facts (any ids). */
+/** Roles, documents' folders and folders' parents in the tables (integers) and as central facts. */
 const spread = fc.record({
   tableRoles: fc.uniqueArray(fc.constantFrom(...FOLDER_IDS), { maxLength: 3 }),
   tableDocs: pairsOf(["1", "2", "3"], FOLDER_IDS),
+  tableParents: pairsOf(FOLDER_IDS, FOLDER_IDS),
   centralRoles: fc.uniqueArray(fc.constantFrom(...FOLDER_IDS, "x"), { maxLength: 3 }),
   centralDocs: pairsOf(DOC_IDS, [...FOLDER_IDS, "x"]),
+  centralParents: pairsOf([...FOLDER_IDS, "x"], [...FOLDER_IDS, "x"]),
 });
+/** Readers of a folder read its subfolders: a recursive walk over both kinds of rows. */
+const nested = checkPolicyOrThrow([
+  {
+    name: "nested.polar",
+    text: `actor User {}
+resource Folder {
+  roles = ["reader"];
+  relations = { parent: Folder };
+  "reader" if "reader" on "parent";
+}
+resource Doc {
+  permissions = ["read"];
+  relations = { folder: Folder };
+  "read" if "reader" on "folder";
+}`,
+  },
+]);
+const nestedBindings = `facts:
+  "has_role(User:_, String:_, Folder:_)":
+    query: SELECT user_id, role, folder_id FROM spread_roles
+  "has_relation(Doc:_, String:folder, Folder:_)":
+    query: SELECT doc_id, folder_id FROM spread_docs
+  "has_relation(Folder:_, String:parent, Folder:_)":
+    query: SELECT folder_id, parent_id FROM spread_parents
+`;
 
 describeDialects("central facts and table rows without sql_types on $name", (engine) => {
-  it("answer as the evaluator for any spread of the facts", async () => {
+  it("answer as the evaluator for any spread of the facts, through a recursive walk", async () => {
     const db = await engine.db();
     await db.exec(
-      "CREATE TABLE spread_roles (user_id varchar(64), role varchar(64), folder_id integer)",
+      // Folder ids as text here and integers in the other tables: each side of a join may be either.
+      "CREATE TABLE spread_roles (user_id varchar(64), role varchar(64), folder_id varchar(64))",
     );
     await db.exec("CREATE TABLE spread_docs (doc_id integer, folder_id integer)");
-    const bindings = folderBindings
-      .replace("untyped_folder_roles", "spread_roles")
-      .replace("untyped_doc_folders", "spread_docs");
+    await db.exec("CREATE TABLE spread_parents (folder_id integer, parent_id integer)");
+    const role = (folder: string): GroundFact => ({
+      predicate: "has_role",
+      args: [entity("User", "ada"), entity("String", "reader"), entity("Folder", folder)],
+    });
+    const relation =
+      (type: string, name: string) =>
+      ([child, parent]: readonly [string, string]): GroundFact => ({
+        predicate: "has_relation",
+        args: [entity(type, child), entity("String", name), entity("Folder", parent)],
+      });
     await fc.assert(
       fc.asyncProperty(spread, async (facts) => {
-        await db.exec("DELETE FROM spread_roles");
-        await db.exec("DELETE FROM spread_docs");
+        for (const table of ["spread_roles", "spread_docs", "spread_parents"])
+          await db.exec(`DELETE FROM ${table}`);
         for (const folder of facts.tableRoles)
           await db.insert("spread_roles", ["ada", "reader", folder]);
-        for (const [doc, folder] of facts.tableDocs) await db.insert("spread_docs", [doc, folder]);
-        const role = (folder: string): GroundFact => ({
-          predicate: "has_role",
-          args: [entity("User", "ada"), entity("String", "reader"), entity("Folder", folder)],
-        });
-        const relation = ([doc, folder]: readonly [string, string]): GroundFact => ({
-          predicate: "has_relation",
-          args: [entity("Doc", doc), entity("String", "folder"), entity("Folder", folder)],
-        });
-        const centralFacts = [...facts.centralRoles.map(role), ...facts.centralDocs.map(relation)];
+        for (const pair of facts.tableDocs) await db.insert("spread_docs", [...pair]);
+        for (const pair of facts.tableParents) await db.insert("spread_parents", [...pair]);
+        const centralFacts = [
+          ...facts.centralRoles.map(role),
+          ...facts.centralDocs.map(relation("Doc", "folder")),
+          ...facts.centralParents.map(relation("Folder", "parent")),
+        ];
         const allFacts = [
           ...centralFacts,
           ...facts.tableRoles.map(role),
-          ...facts.tableDocs.map(relation),
+          ...facts.tableDocs.map(relation("Doc", "folder")),
+          ...facts.tableParents.map(relation("Folder", "parent")),
         ];
-        const readable = list(folders, allFacts, entity("User", "ada"), "read", "Doc");
+        const readable = list(nested, allFacts, entity("User", "ada"), "read", "Doc");
         const lookups = {
           facts: (predicate: string) => centralFacts.filter((fact) => fact.predicate === predicate),
         };
         for (const id of DOC_IDS) {
           const { sql } = authorizeQuery(
-            folders,
+            nested,
             {
               query: {
                 actor_type: "User",
@@ -225,7 +259,7 @@ describeDialects("central facts and table rows without sql_types on $name", (eng
                 resource_type: "Doc",
                 resource_id: id,
               },
-              data_bindings: bindings,
+              data_bindings: nestedBindings,
             },
             { dialect: engine.dialect, central: lookups },
           );
