@@ -243,7 +243,7 @@ const CASES: readonly QuestionCase[] = [
     expected: () => sorted(list(program, FACTS, user("bob"), "read", "Doc", evaluated)),
     sql: {
       postgres: literalSql(
-        `docs.id in (select f0.doc_id from doc_roles as f0 where cast(f0.user_id as text) = 'bob' and f0.role in ('viewer', 'owner') and f0.doc_id is not null union all select f0.id from docs as f0, folder_roles as f1 where cast(f1.user_id as text) = 'bob' and f1.role = 'viewer' and f1.folder_id = f0.folder_id and f0.id is not null)`,
+        `docs.id = any(array((select f0.doc_id from doc_roles as f0 where cast(f0.user_id as text) = 'bob' and f0.role in ('viewer', 'owner') and f0.doc_id is not null union all select f0.id from docs as f0, folder_roles as f1 where cast(f1.user_id as text) = 'bob' and f1.role = 'viewer' and f1.folder_id = f0.folder_id and f0.id is not null)))`,
       ),
       mysql: literalSql(
         `docs.id in (select d.c from (select f0.doc_id as c from doc_roles as f0 where convert(cast(f0.user_id as char(512) character set utf8mb4) using binary) = cast('bob' as binary) and f0.role in (cast('viewer' as binary), cast('owner' as binary)) and f0.doc_id is not null union all select f0.id from docs as f0, folder_roles as f1 where convert(cast(f1.user_id as char(512) character set utf8mb4) using binary) = cast('bob' as binary) and f1.role = cast('viewer' as binary) and f1.folder_id = f0.folder_id and f0.id is not null) as d)`,

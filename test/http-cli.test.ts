@@ -156,7 +156,7 @@ describeEngines("polar-sql sql on $name", (engine) => {
     ];
     const plain = await run(args);
     expect(plain.code).toBe(0);
-    expect(plain.stdout).toMatch(/^tickets\.id in \(/);
+    expect(plain.stdout).toMatch(/^tickets\.id = any\(array\(/);
     const ids = async (fragment: string) =>
       (await rows(`SELECT id FROM tickets WHERE ${fragment} ORDER BY id`)).map((r) => String(r.id));
     expect(await ids(plain.stdout)).toEqual(["101"]);

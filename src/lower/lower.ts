@@ -215,6 +215,14 @@ function lowerFilter(lowering: Lowering, column: string): OperationNode {
     return callerRow(unary("exists", branchNode(lowering, branch, [constant(1)])));
   });
   const query = withPrefix(lowering, union(parts, true));
+  // An array computed once where the engine has one (PostgreSQL): `IN (…)` becomes a semi-join
+  // whose size the planner guesses from the subquery, and a misjudged recursive walk made it
+  // scan the caller's whole table (bench/RESULTS.md, "Lists as arrays"). Not for correlated
+  // branches, which would run once per row of the caller's table.
+  const arrays = lowering.rules.memberOfArray;
+  if (arrays && !branches.some((branch) => wildcard(branch.outputs[0]!))) {
+    return arrays(caller(), query);
+  }
   return lowering.rules.memberOfQuery(caller(), query, type, sqlTypeOf(lowering, type));
 }
 

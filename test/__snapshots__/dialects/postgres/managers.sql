@@ -10,6 +10,6 @@ with
  select distinct a.actions from (select cast('read' as text) as actions from polar_c0 as f0 where f0.arg0 = 10 and f0.arg2 = 1) as a;
 
 -- list
-t.id in (with
+t.id = any(array((with
   polar_c0(arg0, arg2) as not materialized (SELECT * FROM managers_b0)
- select f0.arg0 from polar_c0 as f0 where f0.arg2 = 1 and f0.arg0 is not null);
+ select f0.arg0 from polar_c0 as f0 where f0.arg2 = 1 and f0.arg0 is not null)));

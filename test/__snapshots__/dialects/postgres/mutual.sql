@@ -15,8 +15,8 @@ with recursive
  select distinct a.actions from (select cast('list' as text) as actions from polar_c1 as f0 where f0.arg0 = 'ada' and f0.arg1 = 'reader' and f0.arg2 = 1 union all select cast('list' as text) as actions from polar_r0 as f0, polar_c1 as f1 where f1.arg0 = 'ada' and f1.arg1 = 'reader' and f1.arg2 = f0.s2 union all select cast('peek' as text) as actions from polar_r1 as f0, polar_c1 as f1 where not exists (select 1 from polar_c2 as f2 where f2.arg0 = 1) and f1.arg0 = 'ada' and f1.arg1 = 'reader' and f1.arg2 = f0.s2) as a;
 
 -- list
-t.id in (with recursive
+t.id = any(array((with recursive
   polar_c0(arg0, arg1, arg2) as not materialized (SELECT * FROM mutual_b1),
   polar_c1(arg0, arg2) as not materialized (SELECT * FROM mutual_b0),
   polar_r0(arg2) as (select cast(q0.arg2 as bigint) from polar_c0 as q0 where q0.arg0 = 'ada' and q0.arg1 = 'reader' and q0.arg2 is not null union select cast(q0.arg0 as bigint) from polar_r0 as rec, polar_c1 as q0 where rec.arg2 = q0.arg2 and q0.arg0 is not null)
- select f0.arg2 from polar_r0 as f0);
+ select f0.arg2 from polar_r0 as f0)));

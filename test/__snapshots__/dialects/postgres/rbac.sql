@@ -9,6 +9,6 @@ with
  select distinct a.actions from (select cast('read' as text) as actions from polar_c0 as f0 where f0.arg0 = 1 and f0.arg1 in ('viewer', 'editor', 'owner') and f0.arg2 = 10 union all select cast('write' as text) as actions from polar_c0 as f0 where f0.arg0 = 1 and f0.arg1 in ('editor', 'owner') and f0.arg2 = 10 union all select cast('invite' as text) as actions from polar_c0 as f0 where f0.arg0 = 1 and f0.arg1 = 'owner' and f0.arg2 = 10) as a;
 
 -- list
-t.id in (with
+t.id = any(array((with
   polar_c0(arg0, arg1, arg2) as not materialized (SELECT * FROM rbac_b0)
- select f0.arg2 from polar_c0 as f0 where f0.arg0 = 1 and f0.arg1 in ('viewer', 'editor', 'owner') and f0.arg2 is not null);
+ select f0.arg2 from polar_c0 as f0 where f0.arg0 = 1 and f0.arg1 in ('viewer', 'editor', 'owner') and f0.arg2 is not null)));
