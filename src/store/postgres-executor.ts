@@ -58,6 +58,7 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
   // An idle session the server ends (a restart, a standby stopping) is dropped by the pool;
   // without a listener its error would end the process.
   pool.on("error", () => {});
+  pool.on("connect", keepErrorsFromProcess);
   // Fail fast on a wrong URL instead of at the first question.
   const probe = await pool.connect();
   probe.release();
@@ -80,6 +81,7 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
   // Cancels run on a session of their own, so that a full pool cannot hold them up.
   const cancels = new pg.Pool({ connectionString: url.toString(), max: 1 });
   cancels.on("error", () => {});
+  cancels.on("connect", keepErrorsFromProcess);
   const bounded = deadlineGuard(cancels);
   const query = async <Row>(
     sql: string,
@@ -173,6 +175,16 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
       await Promise.all([pool.end(), cancels.end()]);
     },
   };
+}
+
+/**
+ * A listener for a session's errors for its whole life. The pool listens only while the
+ * session is idle; one the server ends while the store holds it between two statements (in a
+ * transaction, preparing then executing) would raise an `error` nobody hears, which ends the
+ * process. The next statement on it fails instead, and the session is not reused.
+ */
+function keepErrorsFromProcess(client: pg.PoolClient): void {
+  client.on("error", () => {});
 }
 
 /** PostgreSQL's SQLSTATE for a statement cancelled on request. */
