@@ -6,12 +6,15 @@
  */
 import fc from "fast-check";
 import { beforeAll, expect, it } from "vitest";
-import { authorizeQuery } from "../src/api/local.js";
+import { authorizeQuery, type LocalOptions } from "../src/api/local.js";
 import { checkPolicyOrThrow } from "../src/check/check.js";
+import type { Program } from "../src/check/program.js";
 import type { GroundFact } from "../src/core/value.js";
 import { list } from "../src/evaluate/index.js";
 import { type DialectDatabase, describeDialects } from "./support/dialect-engines.js";
 import { propertyRuns } from "./support/runs.js";
+
+const entity = (type: string, id: string) => ({ type, id });
 
 const program = checkPolicyOrThrow([
   {
@@ -29,6 +32,40 @@ const bindings = `facts:
   "has_role(User:_, String:_, Doc:_)":
     query: SELECT user_id, role, doc_id FROM untyped_roles
 `;
+/** Whether `authorize_query`'s SQL, run on `db`, lets ada read Doc `id`; and that SQL. */
+async function adaReads(
+  db: DialectDatabase,
+  policy: Program,
+  data_bindings: string,
+  id: string,
+  options: LocalOptions,
+): Promise<{ allowed: boolean; sql: string }> {
+  const query = {
+    actor_type: "User",
+    actor_id: "ada",
+    action: "read",
+    resource_type: "Doc",
+    resource_id: id,
+  };
+  const { sql } = authorizeQuery(policy, { query, data_bindings }, options);
+  const [row] = await db.query<{ allowed: unknown }>(sql);
+  // MySQL and SQLite answer booleans as 0/1 (docs/dialects.md).
+  return { allowed: Boolean(Number(row?.allowed)), sql };
+}
+
+/** `has_role(User{"ada"}, "reader", Folder{folder})`. */
+const role = (folder: string): GroundFact => ({
+  predicate: "has_role",
+  args: [entity("User", "ada"), entity("String", "reader"), entity("Folder", folder)],
+});
+/** `has_relation(<type>{child}, "<name>", Folder{parent})`. */
+const relation =
+  (type: string, name: string) =>
+  ([child, parent]: readonly [string, string]): GroundFact => ({
+    predicate: "has_relation",
+    args: [entity(type, child), entity("String", name), entity("Folder", parent)],
+  });
+
 const STORED = ["0", "2", "100", "-7"];
 // Also the kinds that raise an error against such a column in PostgreSQL without sql_types
 // (docs/local-authorization.md, "Ids without sql_types"): here they match nothing. Never an
@@ -50,25 +87,8 @@ describeDialects("ids without sql_types meet an integer column on $name", (engin
 
   it("allows exactly the stored ids, whatever the others look like", async () => {
     for (const id of ASKED) {
-      const { sql } = authorizeQuery(
-        program,
-        {
-          query: {
-            actor_type: "User",
-            actor_id: "ada",
-            action: "read",
-            resource_type: "Doc",
-            resource_id: id,
-          },
-          data_bindings: bindings,
-        },
-        { dialect: engine.dialect },
-      );
-      const [row] = await db.query<{ allowed: unknown }>(sql);
-      // MySQL and SQLite answer booleans as 0/1 (docs/dialects.md).
-      expect(Boolean(Number(row?.allowed)), `resource id ${JSON.stringify(id)}`).toBe(
-        STORED.includes(id),
-      );
+      const { allowed } = await adaReads(db, program, bindings, id, { dialect: engine.dialect });
+      expect(allowed, `resource id ${JSON.stringify(id)}`).toBe(STORED.includes(id));
     }
   });
 });
@@ -93,23 +113,13 @@ const folderBindings = `facts:
   "has_relation(Doc:_, String:folder, Folder:_)":
     query: SELECT doc_id, folder_id FROM untyped_doc_folders
 `;
-const entity = (type: string, id: string) => ({ type, id });
 const CENTRAL = [
   // Doc 1 is in folder 6 by the table; ada reads folder 6 by a central fact.
-  {
-    predicate: "has_role",
-    args: [entity("User", "ada"), entity("String", "reader"), entity("Folder", "6")],
-  },
+  role("6"),
   // Doc 2 is in folder 5 by a central fact; ada reads folder 5 by the table.
-  {
-    predicate: "has_relation",
-    args: [entity("Doc", "2"), entity("String", "folder"), entity("Folder", "5")],
-  },
+  relation("Doc", "folder")(["2", "5"]),
   // Doc abc is in folder 5 by a central fact, with an id no integer column holds.
-  {
-    predicate: "has_relation",
-    args: [entity("Doc", "abc"), entity("String", "folder"), entity("Folder", "5")],
-  },
+  relation("Doc", "folder")(["abc", "5"]),
 ];
 const central = {
   facts: (predicate: string, _arity: number, pattern: readonly ({ id: string } | null)[] = []) =>
@@ -142,24 +152,9 @@ describeDialects("central facts appended to bindings without sql_types on $name"
       "5": false,
     };
     for (const [id, allowed] of Object.entries(expected)) {
-      const { sql } = authorizeQuery(
-        folders,
-        {
-          query: {
-            actor_type: "User",
-            actor_id: "ada",
-            action: "read",
-            resource_type: "Doc",
-            resource_id: id,
-          },
-          data_bindings: folderBindings,
-        },
-        { dialect: engine.dialect, central },
-      );
-      const [row] = await db.query<{ allowed: unknown }>(sql);
-      expect(Boolean(Number(row?.allowed)), `resource id ${JSON.stringify(id)}\n${sql}`).toBe(
-        allowed,
-      );
+      const options = { dialect: engine.dialect, central };
+      const answer = await adaReads(db, folders, folderBindings, id, options);
+      expect(answer.allowed, `resource id ${JSON.stringify(id)}\n${answer.sql}`).toBe(allowed);
     }
   });
 });
@@ -215,16 +210,6 @@ describeDialects("central facts and table rows without sql_types on $name", (eng
     );
     await db.exec("CREATE TABLE spread_docs (doc_id integer, folder_id integer)");
     await db.exec("CREATE TABLE spread_parents (folder_id integer, parent_id integer)");
-    const role = (folder: string): GroundFact => ({
-      predicate: "has_role",
-      args: [entity("User", "ada"), entity("String", "reader"), entity("Folder", folder)],
-    });
-    const relation =
-      (type: string, name: string) =>
-      ([child, parent]: readonly [string, string]): GroundFact => ({
-        predicate: "has_relation",
-        args: [entity(type, child), entity("String", name), entity("Folder", parent)],
-      });
     await fc.assert(
       fc.asyncProperty(spread, async (facts) => {
         for (const table of ["spread_roles", "spread_docs", "spread_parents"])
@@ -249,22 +234,9 @@ describeDialects("central facts and table rows without sql_types on $name", (eng
           facts: (predicate: string) => centralFacts.filter((fact) => fact.predicate === predicate),
         };
         for (const id of DOC_IDS) {
-          const { sql } = authorizeQuery(
-            nested,
-            {
-              query: {
-                actor_type: "User",
-                actor_id: "ada",
-                action: "read",
-                resource_type: "Doc",
-                resource_id: id,
-              },
-              data_bindings: nestedBindings,
-            },
-            { dialect: engine.dialect, central: lookups },
-          );
-          const [row] = await db.query<{ allowed: unknown }>(sql);
-          expect(Boolean(Number(row?.allowed)), `doc ${id}\n${sql}`).toBe(readable.includes(id));
+          const options = { dialect: engine.dialect, central: lookups };
+          const answer = await adaReads(db, nested, nestedBindings, id, options);
+          expect(answer.allowed, `doc ${id}\n${answer.sql}`).toBe(readable.includes(id));
         }
       }),
       { numRuns: propertyRuns(15, 150) },

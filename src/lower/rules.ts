@@ -46,8 +46,9 @@ export interface LoweringRules {
   ): OperationNode;
   /**
    * `term = any(array(query))`: the query runs once, before the statement, and the condition
-   * is then one the caller's indexes serve, also as one side of an `OR` (src/lower/caller-rows.ts).
-   * Absent where the engine has no such form: such filters stay one `IN (query)`.
+   * is then one the caller's indexes serve, also as one side of an `OR` (src/lower/caller-rows.ts)
+   * and as a whole list condition (src/lower/lower.ts `lowerFilter`). Absent where the engine
+   * has no such form: such filters stay one `IN (query)`.
    */
   memberOfArray?(term: OperationNode, query: OperationNode): OperationNode;
   /**

@@ -61,16 +61,19 @@ export type Outcome =
  */
 const checkedPolicies = new Map<string, CheckResult>();
 
-/** The policy checked, from this thread's cache or now; `onCheck` is called before checking. */
-function checkedPolicy(sources: readonly SourceFile[], onCheck = () => {}): CheckResult {
+/**
+ * The policy checked, from this thread's cache or now; `onChecked` is called once a check made
+ * now has passed, not for one from the cache.
+ */
+function checkedPolicy(sources: readonly SourceFile[], onChecked = () => {}): CheckResult {
   const key = JSON.stringify(sources.map((file) => [file.name, file.text]));
   const known = checkedPolicies.get(key);
   if (known) return known;
-  onCheck();
   const checked = checkPolicy(sources);
   if (!checked.ok) return checked;
   if (checkedPolicies.size >= 4) checkedPolicies.clear();
   checkedPolicies.set(key, checked);
+  onChecked();
   return checked;
 }
 
@@ -80,11 +83,7 @@ function checkedPolicy(sources: readonly SourceFile[], onCheck = () => {}): Chec
  * task would cost a wake-up of each thread.
  */
 function programOf(sources: readonly SourceFile[], checked: () => void): Program {
-  let checking = false;
-  const result = checkedPolicy(sources, () => {
-    checking = true;
-  });
-  if (checking) checked();
+  const result = checkedPolicy(sources, checked);
   if (!result.ok) throw new ApiError(400, "the active policy does not check");
   return result.program;
 }
