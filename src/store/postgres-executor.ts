@@ -2,38 +2,9 @@
 import { sql } from "kysely";
 import pg from "pg";
 import { DeadlineExceeded, msUntil } from "../core/deadline.js";
-import { quoteString } from "../dialects/postgres/literal.js";
 import { compile } from "./compile.js";
-import {
-  preparedNames,
-  recurrenceFilter,
-  type SqlExecutor,
-  type StatementHints,
-} from "./executor.js";
-
-/** Prepared statements kept per session; the least recently used one is deallocated. */
-const PREPARED_PER_SESSION = 200;
-
-type RunText = (sql: string) => Promise<unknown[]>;
-
-/**
- * The prepared statements of one session, least recently used first. `EXECUTE`'s arguments
- * are literals from `quoteString`, the audited renderer (PostgreSQL takes no parameters there).
- */
-function sessionStatements(run: RunText) {
-  // The names are ours (`polar_q<n>`), and the text is a statement the store compiled.
-  const nameOf = preparedNames({
-    prefix: "polar_q",
-    limit: PREPARED_PER_SESSION,
-    prepare: (name, sql) => run(`PREPARE ${name} AS ${sql}`),
-    drop: (name) => run(`DEALLOCATE ${name}`),
-  });
-  return async <Row>(sql: string, params: readonly string[]): Promise<Row[]> => {
-    const name = await nameOf(sql);
-    const args = params.length > 0 ? `(${params.map(quoteString).join(", ")})` : "";
-    return (await run(`EXECUTE ${name}${args}`)) as Row[];
-  };
-}
+import { recurrenceFilter, type SqlExecutor, type StatementHints } from "./executor.js";
+import { type DeadlineGuard, recurringReads } from "./postgres-batches.js";
 
 interface PostgresOptions {
   readonly connectionString: string;
@@ -50,9 +21,10 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
   // startup option next to any the URL has (a `search_path`, say).
   const url = new URL(options.connectionString);
   url.searchParams.set("options", `${url.searchParams.get("options") ?? ""} -c jit=off`.trim());
+  const sessions = options.max ?? 10;
   const pool = new pg.Pool({
     connectionString: url.toString(),
-    max: options.max ?? 10,
+    max: sessions,
     ...(options.connectTimeoutMs && { connectionTimeoutMillis: options.connectTimeoutMs }),
   });
   // An idle session the server ends (a restart, a standby stopping) is dropped by the pool;
@@ -63,7 +35,6 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
   const probe = await pool.connect();
   probe.release();
   const recurs = recurrenceFilter();
-  const sessions = new WeakMap<pg.PoolClient, ReturnType<typeof sessionStatements>>();
   const listeners = new Set<pg.Client>();
   let closed = false;
   const onClient = (client: pg.PoolClient): SqlExecutor => ({
@@ -83,6 +54,7 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
   cancels.on("error", () => {});
   cancels.on("connect", keepErrorsFromProcess);
   const bounded = deadlineGuard(cancels);
+  const read = recurringReads(pool, sessions, bounded);
   const query = async <Row>(
     sql: string,
     params?: readonly unknown[],
@@ -100,25 +72,9 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
   return {
     engine: "postgres",
     query,
-    async prepared<Row>(sql: string, params: readonly string[], hints?: StatementHints) {
+    prepared<Row>(sql: string, params: readonly string[], hints?: StatementHints) {
       if (!recurs(sql)) return query<Row>(sql, params, hints);
-      const client = await pool.connect();
-      try {
-        let statements = sessions.get(client);
-        if (!statements) {
-          statements = sessionStatements(async (text) => (await client.query(text)).rows);
-          sessions.set(client, statements);
-        }
-        const run = () => statements<Row>(sql, params);
-        return await (hints?.deadline === undefined ? run() : bounded(client, hints.deadline, run));
-      } catch (cause) {
-        // Whether the session still holds its statements is unknown: drop the connection.
-        sessions.delete(client);
-        client.release(true);
-        throw cause;
-      } finally {
-        if (sessions.has(client)) client.release(bounded.cancelled(client));
-      }
+      return read<Row>(sql, params, hints?.deadline);
     },
     async listen(channel, listener) {
       const connect = async (): Promise<pg.Client> => {
@@ -194,7 +150,7 @@ const QUERY_CANCELED = "57014";
  * Runs one statement on `client` until `deadline`: past it, the statement is cancelled from a
  * session of `cancels` (`pg_cancel_backend`), and the call fails with `DeadlineExceeded`.
  */
-function deadlineGuard(cancels: pg.Pool) {
+function deadlineGuard(cancels: pg.Pool): DeadlineGuard {
   /**
    * Sessions a cancel was sent to: the cancel may land after the statement ended, on the
    * session's next one, so they are closed instead of going back to the pool.
