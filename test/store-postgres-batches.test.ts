@@ -60,7 +60,9 @@ describe.runIf(databaseUrl)("reads in batches on PostgreSQL", () => {
     const { pool, messages } = recordedPool(1);
     const read = recurringReads(pool, 1, cancelling(cancels));
     const values = Array.from({ length: 12 }, (_, i) => String(i));
-    const answers = await Promise.all(values.map((v) => read<{ n: number }>(square, [v], undefined)));
+    const answers = await Promise.all(
+      values.map((v) => read<{ n: number }>(square, [v], undefined)),
+    );
     expect(answers.map((rows) => rows[0]!.n)).toEqual(values.map((v) => Number(v) ** 2));
     // The first went alone; the other eleven waited: one batch of 8, then one of 3.
     expect(messages.map((text) => text.split(";").length)).toEqual([1, 8, 3]);

@@ -96,7 +96,7 @@ export function recurringReads(
       const results = await (earliest === Number.POSITIVE_INFINITY
         ? message()
         : bounded(client, earliest, message));
-      batch.forEach((read, i) => read.resolve(results[i]!.rows));
+      for (const [i, read] of batch.entries()) read.resolve(results[i]!.rows);
       return true;
     } catch (cause) {
       prepared.delete(client);
