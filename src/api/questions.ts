@@ -87,20 +87,69 @@ function allowQuestion(
   const params = new Map<string, readonly string[]>([["actor", [query.actor_id]]]);
   if (query.resource_id !== undefined) params.set("resource", [query.resource_id]);
   return {
-    goal: {
+    goal: allowGoal(answerable, query.actor_type, action, resource, outputs, outer),
+    params,
+    shape,
+    contextFacts: checkContextFacts(program, query.context_facts),
+  };
+}
+
+/**
+ * The goal of an allow question, the same object for the same parts: the plan cache and the
+ * service key a goal by its text (src/plan/goal.ts `goalKey`), computed once per object.
+ */
+function allowGoal(
+  answerable: boolean,
+  actorType: string,
+  action: GoalVariable,
+  resource: GoalVariable,
+  outputs: readonly string[],
+  outer: string | null,
+): Goal {
+  const parts = [
+    String(answerable),
+    actorType,
+    ...variableParts(action),
+    ...variableParts(resource),
+  ];
+  parts.push(...outputs, outer ?? "");
+  // Each part with its length first: no two lists of parts give one key.
+  const key = parts.map((part) => `${part.length}:${part}`).join("");
+  let goal = allowGoals.get(key);
+  if (!goal) {
+    goal = {
       calls: answerable ? [{ name: "allow", args: ALLOW }] : [],
       variables: new Map([
-        ["actor", { kind: "param", type: query.actor_type, many: false }],
+        ["actor", { kind: "param", type: actorType, many: false }],
         ["action", action],
         ["resource", resource],
       ]),
       outputs,
       outer,
-    },
-    params,
-    shape,
-    contextFacts: checkContextFacts(program, query.context_facts),
-  };
+    };
+    if (allowGoals.size >= MAX_ALLOW_GOALS) allowGoals.clear();
+    allowGoals.set(key, goal);
+  }
+  return goal;
+}
+
+const allowGoals = new Map<string, Goal>();
+/** Allow goals kept; the map starts again past this (actions and types come from callers). */
+const MAX_ALLOW_GOALS = 1000;
+
+function variableParts(variable: GoalVariable): string[] {
+  switch (variable.kind) {
+    case "literal":
+      return ["L", variable.value.type, variable.value.id];
+    case "param":
+      return [variable.many ? "M" : "P", variable.type];
+    case "free":
+      return ["F", variable.type];
+    default: {
+      const _never: never = variable;
+      return _never;
+    }
+  }
 }
 
 /** May the actor do `action` on the resource: one row, boolean column `allowed`. */

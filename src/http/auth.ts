@@ -2,7 +2,7 @@
  * API keys: loading, generating, and checking `Authorization: Bearer <key>` in constant time.
  * Keys are compared as SHA-256 digests so that neither content nor length leaks through timing.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import crypto, { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { DEFAULT_ENVIRONMENT } from "../store/environment.js";
 
@@ -80,8 +80,12 @@ function sha256Digest(hex: string): Buffer {
 }
 
 function digest(key: string): Buffer {
-  return createHash("sha256").update(key, "utf8").digest();
+  return oneShot ? oneShot("sha256", key, "buffer") : createHash("sha256").update(key).digest();
 }
+
+/** `crypto.hash` (Node 20.12 and later): no Hash object per request. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, out: "buffer") => Buffer })
+  .hash;
 
 function refused(message: string): AuthResult {
   return { kind: "refused", message };

@@ -12,6 +12,9 @@ export interface HttpMetrics {
   observe(route: string, method: string, status: number, seconds: number): void;
 }
 
+/** Label sets whose series are kept at hand; beyond, the map starts again. */
+const MAX_SERIES = 1000;
+
 /** Seconds; requests are usually answered in milliseconds. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -47,11 +50,22 @@ export function createHttpMetrics(
     buckets: BUCKETS,
     registers: [registry],
   });
+  // The series of each label set, found once: prom-client hashes a label object per call.
+  const series = new Map<string, { count(): void; time(seconds: number): void }>();
   return {
     registry,
     observe(route, method, status, seconds) {
-      requests.inc({ route, method, status: String(status) });
-      latency.observe({ route, method }, seconds);
+      const key = `${status} ${method} ${route}`;
+      let found = series.get(key);
+      if (!found) {
+        const counted = requests.labels({ route, method, status: String(status) });
+        const timed = latency.labels({ route, method });
+        found = { count: () => counted.inc(), time: (s) => timed.observe(s) };
+        if (series.size >= MAX_SERIES) series.clear();
+        series.set(key, found);
+      }
+      found.count();
+      found.time(seconds);
     },
   };
 }
