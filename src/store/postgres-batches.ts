@@ -41,7 +41,7 @@ interface Waiting {
   reject(cause: unknown): void;
 }
 
-export type RecurringRead = <Row>(
+type RecurringRead = <Row>(
   sql: string,
   params: readonly string[],
   deadline: number | undefined,
