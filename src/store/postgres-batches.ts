@@ -20,7 +20,10 @@ import { preparedNames } from "./executor.js";
 
 /** Reads sent in one message at most. */
 const BATCH_LIMIT = 8;
-/** Prepared statements kept per session; the least recently used one is deallocated. */
+/**
+ * Prepared statements kept per session; the least recently used one is deallocated. Far more
+ * than a batch holds: preparing a batch's last statement never drops one of its first.
+ */
 const PREPARED_PER_SESSION = 200;
 
 /** Runs one statement on `client` until `deadline` (src/store/postgres-executor.ts). */
