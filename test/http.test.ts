@@ -406,6 +406,7 @@ describe("request ids and logs", () => {
       ["/api/authorize", { method: "GET", headers: JSON_HEADERS }],
       ["/api/authorize", { method: "POST", body: "{", headers: JSON_HEADERS }],
       ["/health", {}],
+      ["/api/policy", { headers: JSON_HEADERS }],
     ];
     for (const [path, init] of requests) {
       const res = await app.request(path, {
@@ -413,6 +414,7 @@ describe("request ids and logs", () => {
         headers: { ...(init.headers as object), "X-Request-ID": "abc-123" },
       });
       expect(res.headers.get("X-Request-ID"), path).toBe("abc-123");
+      expect(res.headers.get("Server-Timing"), path).toMatch(/^oso;dur=\d+(\.\d+)?$/);
     }
   });
 
