@@ -110,6 +110,27 @@ describe.runIf(databaseUrl)("reads in batches on PostgreSQL", () => {
     expect(messages.some((text) => text.includes("'3'"))).toBe(false);
   });
 
+  it("sends no more on a session a cancel was sent to, even when its statement finished", async () => {
+    const { pool } = recordedPool(1);
+    // A cancel sent too late to stop the statement may land on the session's next one.
+    const doomed = new Set<pg.PoolClient>();
+    const lateCancel: DeadlineGuard = Object.assign(
+      async <T>(client: pg.PoolClient, _deadline: number, run: () => Promise<T>) => {
+        doomed.add(client);
+        return run();
+      },
+      { cancelled: (client: pg.PoolClient) => doomed.has(client) },
+    );
+    const read = recurringReads(pool, 1, lateCancel);
+    const pid = "select pg_backend_pid() as pid, pg_sleep(cast($1 as float8)) is null as s";
+    const later = Date.now() + 60_000;
+    const first = read<{ pid: number }>(pid, ["0.1"], later);
+    const next = ["0", "0", "0"].map((v) => read<{ pid: number }>(pid, [v], later));
+    const firstPid = (await first)[0]!.pid;
+    const nextPids = (await Promise.all(next)).map((rows) => rows[0]!.pid);
+    expect(nextPids.every((p) => p !== firstPid)).toBe(true);
+  });
+
   it("answers every read as it would alone, whatever waits beside it", async () => {
     const { pool } = recordedPool(2);
     const read = recurringReads(pool, 2, cancelling(cancels));

@@ -81,7 +81,10 @@ export function recurringReads(
     return batch;
   };
 
-  /** Sends `batch` on `client`; false when the session was closed (the reads wait again). */
+  /**
+   * Sends `batch` on `client`; false when the session was let go: after a failure (the reads
+   * wait again, each to go alone) or a cancel that may still land on its next statement.
+   */
   const send = async (client: pg.PoolClient, batch: Waiting[]): Promise<boolean> => {
     let statements = prepared.get(client);
     if (!statements) {
@@ -100,7 +103,10 @@ export function recurringReads(
         ? message()
         : bounded(client, earliest, message));
       for (const [i, read] of batch.entries()) read.resolve(results[i]!.rows);
-      return true;
+      if (!bounded.cancelled(client)) return true;
+      prepared.delete(client);
+      client.release(true);
+      return false;
     } catch (cause) {
       prepared.delete(client);
       client.release(true);
@@ -129,7 +135,7 @@ export function recurringReads(
       }
     } finally {
       sending--;
-      if (client) client.release(bounded.cancelled(client));
+      client?.release();
     }
   };
 
