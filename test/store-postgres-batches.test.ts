@@ -11,12 +11,16 @@ import { type DeadlineGuard, recurringReads } from "../src/store/postgres-batche
 
 const databaseUrl = process.env.DATABASE_URL;
 
-/** Where a guard would cancel: these tests bound reads by the waiting queue and by hand. */
+/** Cancels a statement at its deadline, as the store's guard does (src/store/postgres-executor.ts). */
 const cancelling = (cancels: pg.Pool): DeadlineGuard => {
+  const doomed = new WeakSet<pg.PoolClient>();
   const guard = async <T>(client: pg.PoolClient, deadline: number, run: () => Promise<T>) => {
     const pid = (client as unknown as { processID: number }).processID;
     const timer = setTimeout(
-      () => void cancels.query("select pg_cancel_backend($1)", [pid]).catch(() => {}),
+      () => {
+        doomed.add(client);
+        void cancels.query("select pg_cancel_backend($1)", [pid]).catch(() => {});
+      },
       Math.max(0, deadline - Date.now()),
     );
     try {
@@ -28,7 +32,7 @@ const cancelling = (cancels: pg.Pool): DeadlineGuard => {
       clearTimeout(timer);
     }
   };
-  return Object.assign(guard, { cancelled: () => true });
+  return Object.assign(guard, { cancelled: (client: pg.PoolClient) => doomed.has(client) });
 };
 
 describe.runIf(databaseUrl)("reads in batches on PostgreSQL", () => {
@@ -129,6 +133,41 @@ describe.runIf(databaseUrl)("reads in batches on PostgreSQL", () => {
     const firstPid = (await first)[0]!.pid;
     const nextPids = (await Promise.all(next)).map((rows) => rows[0]!.pid);
     expect(nextPids.every((p) => p !== firstPid)).toBe(true);
+  });
+
+  it("keeps to two sessions while they answer, however many the pool has", async () => {
+    const { pool, messages } = recordedPool(10);
+    const read = recurringReads(pool, 10, cancelling(cancels), { stallMs: 60_000 });
+    const pid = "select pg_backend_pid() as pid, cast($1 as integer) as n";
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => read<{ pid: number }>(pid, [String(i)], undefined)),
+    );
+    expect(new Set(answers.map((rows) => rows[0]!.pid)).size).toBeLessThanOrEqual(2);
+    expect(messages.length).toBeLessThan(100);
+  });
+
+  it("takes another session while the busy ones answer nothing, and only then", async () => {
+    const { pool } = recordedPool(3);
+    const read = recurringReads(pool, 3, cancelling(cancels), { steady: 1, stallMs: 20 });
+    const sleep = "select pg_backend_pid() as pid, pg_sleep(cast($1 as float8)) is null as s";
+    const done: string[] = [];
+    const slow = read<{ pid: number }>(sleep, ["1"], undefined).then((rows) => {
+      done.push("slow");
+      return rows[0]!.pid;
+    });
+    // Waits behind the slow read until the stall gives it a session of its own.
+    const fast = read<{ pid: number }>(sleep, ["0"], undefined).then((rows) => {
+      done.push("fast");
+      return rows[0]!.pid;
+    });
+    const [slowPid, fastPid] = await Promise.all([slow, fast]);
+    expect(done).toEqual(["fast", "slow"]);
+    expect(fastPid).not.toBe(slowPid);
+    // With the stall over, reads that keep answering stay on one session again.
+    const after = await Promise.all(
+      ["0", "0", "0", "0"].map((v) => read<{ pid: number }>(sleep, [v], undefined)),
+    );
+    expect(new Set(after.map((rows) => rows[0]!.pid)).size).toBe(1);
   });
 
   it("answers every read as it would alone, whatever waits beside it", async () => {

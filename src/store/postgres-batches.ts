@@ -1,8 +1,8 @@
 /**
  * Recurring reads on a PostgreSQL pool (`SqlExecutor.prepared`), several to a message.
  *
- * Each read is a prepared statement `EXECUTE`d with literal arguments. While every session the
- * reads may use is busy, new ones wait; a session that comes free sends all that wait (up to
+ * Each read is a prepared statement `EXECUTE`d with literal arguments. While the sessions the
+ * reads use are busy, new ones wait; a session that comes free sends all that wait (up to
  * `BATCH_LIMIT`) in one simple-protocol message, `EXECUTE a(…); EXECUTE b(…)`, and PostgreSQL
  * answers each in turn before one ReadyForQuery. A read that finds a session free goes alone,
  * so a quiet store sees no change; a saturated one pays one message, one wake-up of its backend
@@ -20,6 +20,13 @@ import { preparedNames } from "./executor.js";
 
 /** Reads sent in one message at most. */
 const BATCH_LIMIT = 8;
+/**
+ * Sessions reads keep while those answer: two backends keep a PostgreSQL of a few cores busy,
+ * and reads that wait for them go in fuller messages (bench/RESULTS.md, "Two steady sessions").
+ */
+const STEADY_SESSIONS = 2;
+/** How long the sessions in use may answer nothing before a waiting read takes one more. */
+const STALL_MS = 2;
 /**
  * Prepared statements kept per session; the least recently used one is deallocated. Far more
  * than a batch holds: preparing a batch's last statement never drops one of its first.
@@ -50,18 +57,36 @@ type RecurringRead = <Row>(
   deadline: number | undefined,
 ) => Promise<Row[]>;
 
+interface Pace {
+  /** Sessions kept while they answer; default `STEADY_SESSIONS`. */
+  readonly steady?: number;
+  /** Default `STALL_MS`. */
+  readonly stallMs?: number;
+}
+
 /**
- * Reads on at most `sessions` of `pool`'s sessions at once. Each session prepares what it
- * runs; a session whose state is unknown after a failure is closed, not reused.
+ * Reads on `steady` of `pool`'s sessions while those answer, and on more (up to `sessions`)
+ * while they do not: statements that take long (large lists) do not hold up the questions
+ * behind them. A session taken for a stall is given back after a message once the steady ones
+ * answer again. Each session prepares what it runs; a session whose state is unknown after a
+ * failure is closed, not reused.
  */
 export function recurringReads(
   pool: pg.Pool,
   sessions: number,
   bounded: DeadlineGuard,
+  pace: Pace = {},
 ): RecurringRead {
   const prepared = new WeakMap<pg.PoolClient, SessionStatements>();
   const waiting: Waiting[] = [];
-  let sending = 0;
+  const steadyLimit = Math.min(sessions, pace.steady ?? STEADY_SESSIONS);
+  const stallMs = pace.stallMs ?? STALL_MS;
+  let steady = 0;
+  let extra = 0;
+  /** When a session last answered or started (`performance.now()`); steady sessions apart. */
+  let progress = 0;
+  let steadyProgress = 0;
+  let watch: ReturnType<typeof setTimeout> | null = null;
 
   /** The next message's reads: one alone, or up to BATCH_LIMIT; those past their deadline fail. */
   const nextBatch = (): Waiting[] => {
@@ -119,8 +144,14 @@ export function recurringReads(
     }
   };
 
-  const drain = async () => {
+  const moved = (isSteady: boolean) => {
+    progress = performance.now();
+    if (isSteady) steadyProgress = progress;
+  };
+
+  const drain = async (isSteady: boolean) => {
     let client: pg.PoolClient | null = null;
+    moved(isSteady);
     try {
       for (let batch = nextBatch(); batch.length > 0; batch = nextBatch()) {
         if (!client) {
@@ -132,11 +163,31 @@ export function recurringReads(
           }
         }
         if (!(await send(client, batch))) client = null;
+        moved(isSteady);
+        if (!isSteady && performance.now() - steadyProgress < stallMs) break;
       }
     } finally {
-      sending--;
+      if (isSteady) steady--;
+      else extra--;
       client?.release();
     }
+  };
+
+  /** While reads wait and no session answers, one more session every `stallMs`. */
+  const watchStall = () => {
+    watch = null;
+    if (waiting.length === 0 || steady + extra >= sessions) return;
+    const quiet = performance.now() - progress;
+    if (quiet >= stallMs) {
+      extra++;
+      void drain(false);
+    }
+    if (waiting.length > 0) arm(quiet >= stallMs ? stallMs : stallMs - quiet);
+  };
+
+  const arm = (ms: number) => {
+    watch ??= setTimeout(watchStall, ms);
+    watch.unref?.();
   };
 
   return <Row>(sql: string, params: readonly string[], deadline: number | undefined) =>
@@ -144,10 +195,10 @@ export function recurringReads(
       const since = Date.now();
       const answer = resolve as Waiting["resolve"];
       waiting.push({ sql, params, deadline, since, alone: false, resolve: answer, reject });
-      if (sending < sessions) {
-        sending++;
-        void drain();
-      }
+      if (steady < steadyLimit) {
+        steady++;
+        void drain(true);
+      } else if (steady + extra < sessions) arm(stallMs);
     });
 }
 
