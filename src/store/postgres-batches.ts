@@ -164,7 +164,9 @@ export function recurringReads(
         }
         if (!(await send(client, batch))) client = null;
         moved(isSteady);
-        if (!isSteady && performance.now() - steadyProgress < stallMs) break;
+        // An extra session leaves once steady ones answer again (reads it put back after a
+        // failure are theirs then); with none running it stays.
+        if (!isSteady && steady > 0 && performance.now() - steadyProgress < stallMs) break;
       }
     } finally {
       if (isSteady) steady--;
