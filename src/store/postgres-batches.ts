@@ -25,8 +25,12 @@ const BATCH_LIMIT = 8;
  * and reads that wait for them go in fuller messages (bench/RESULTS.md, "Two steady sessions").
  */
 const STEADY_SESSIONS = 2;
-/** How long the sessions in use may answer nothing before a waiting read takes one more. */
-const STALL_MS = 2;
+/**
+ * How long the sessions in use may answer nothing before a waiting read takes one more. Longer
+ * than a scheduler's time slice: on a busy machine a backend waiting for a core is not a stuck
+ * statement (at 2 ms the bench opened ~40 extra sessions a second, bench/RESULTS.md).
+ */
+const STALL_MS = 10;
 /**
  * Prepared statements kept per session; the least recently used one is deallocated. Far more
  * than a batch holds: preparing a batch's last statement never drops one of its first.
