@@ -259,9 +259,12 @@ describeServiceEngines(
       const found = await service();
       await found.postPolicy({ src: POLICY, filename: "p.polar" }, {});
       loaded = false;
+      // PGlite drops a text's leading U+FEFF when it decodes an answer: a known bug
+      // (docs/limits.md, "Characters PostgreSQL text cannot hold"), left out here on PGlite.
+      const keeps = (s: string) => engine.name !== "pglite" || !s.startsWith("\uFEFF");
       const id = fc.oneof(
         fc.constantFrom('"', "\\", '\\"', "{}", "{a,b}", "NULL", " x ", ",", "'", "é", "😀"),
-        hostileId.filter((s) => !s.includes("\u0000")),
+        hostileId.filter((s) => !s.includes("\u0000") && keeps(s)),
       );
       await fc.assert(
         fc.asyncProperty(
