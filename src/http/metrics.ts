@@ -51,21 +51,25 @@ export function createHttpMetrics(
     registers: [registry],
   });
   // The series of each label set, found once: prom-client hashes a label object per call.
-  const series = new Map<string, { count(): void; time(seconds: number): void }>();
+  const series = new Map<
+    string,
+    { counted: ReturnType<typeof requests.labels>; timed: ReturnType<typeof latency.labels> }
+  >();
   return {
     registry,
     observe(route, method, status, seconds) {
       const key = `${status} ${method} ${route}`;
       let found = series.get(key);
       if (!found) {
-        const counted = requests.labels({ route, method, status: String(status) });
-        const timed = latency.labels({ route, method });
-        found = { count: () => counted.inc(), time: (s) => timed.observe(s) };
+        found = {
+          counted: requests.labels({ route, method, status: String(status) }),
+          timed: latency.labels({ route, method }),
+        };
         if (series.size >= MAX_SERIES) series.clear();
         series.set(key, found);
       }
-      found.count();
-      found.time(seconds);
+      found.counted.inc();
+      found.timed.observe(seconds);
     },
   };
 }
