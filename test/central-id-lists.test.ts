@@ -259,12 +259,12 @@ describeServiceEngines(
       const found = await service();
       await found.postPolicy({ src: POLICY, filename: "p.polar" }, {});
       loaded = false;
-      // PGlite drops a text's leading U+FEFF when it decodes an answer: a known bug
-      // (docs/limits.md, "Characters PostgreSQL text cannot hold"), left out here on PGlite.
-      const keeps = (s: string) => engine.name !== "pglite" || !s.startsWith("\uFEFF");
+      // A leading U+FEFF, which PGlite dropped before src/store/pglite-text.ts, is as likely
+      // as any other first character.
       const id = fc.oneof(
         fc.constantFrom('"', "\\", '\\"', "{}", "{a,b}", "NULL", " x ", ",", "'", "é", "😀"),
-        hostileId.filter((s) => !s.includes("\u0000") && keeps(s)),
+        hostileId.filter((s) => !s.includes("\u0000")),
+        hostileId.map((s) => `\uFEFF${s.replaceAll("\u0000", "")}`),
       );
       await fc.assert(
         fc.asyncProperty(

@@ -40,7 +40,8 @@ class ParameterValues extends OperationNodeTransformer {
     if (!isSqlValue(node.value)) return node;
     const value = node.value;
     const { origin, sqlType, typed } = value;
-    const { dialect, runtime } = this;
+    const dialect = this.dialect;
+    const runtime = this.runtime;
     if (origin.kind === "literal") {
       // Printed verbatim by the caller's compiler: the dialect's audited literal.
       const literal = writingValue(value, runtime.spans, () =>

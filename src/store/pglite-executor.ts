@@ -5,6 +5,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { recurrenceFilter, type SqlExecutor } from "./executor.js";
 import { cachedEmptyImage, EMBEDDED_SETTINGS, keepEmptyImage } from "./pglite-setup.js";
 import { pgliteStatements } from "./pglite-statements.js";
+import { keepLeadingByteOrderMarks } from "./pglite-text.js";
 
 interface PgliteOptions {
   /** A directory for persistent data; omitted means in memory. */
@@ -26,6 +27,7 @@ interface PgliteOptions {
  * the thread it runs on.
  */
 export async function openPglite(options: PgliteOptions = {}): Promise<SqlExecutor> {
+  keepLeadingByteOrderMarks();
   const postgresqlconf = [...(options.settings ?? EMBEDDED_SETTINGS)];
   const isNew = !options.dataDir || !existsSync(join(options.dataDir, "PG_VERSION"));
   const useImage = isNew && options.cachedImage !== false;
