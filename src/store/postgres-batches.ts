@@ -15,6 +15,7 @@
  */
 import type pg from "pg";
 import { DeadlineExceeded } from "../core/deadline.js";
+import { Fifo } from "../core/fifo.js";
 import { quoteString } from "../dialects/postgres/literal.js";
 import { preparedNames } from "./executor.js";
 
@@ -82,7 +83,7 @@ export function recurringReads(
   pace: Pace = {},
 ): RecurringRead {
   const prepared = new WeakMap<pg.PoolClient, SessionStatements>();
-  const waiting: Waiting[] = [];
+  const waiting = new Fifo<Waiting>();
   const steadyLimit = Math.min(sessions, pace.steady ?? STEADY_SESSIONS);
   const stallMs = pace.stallMs ?? STALL_MS;
   let steady = 0;
@@ -97,7 +98,7 @@ export function recurringReads(
     const batch: Waiting[] = [];
     const now = Date.now();
     while (waiting.length > 0 && batch.length < BATCH_LIMIT) {
-      const read = waiting[0]!;
+      const read = waiting.peek()!;
       if (read.deadline !== undefined && read.deadline <= now) {
         waiting.shift();
         read.reject(new DeadlineExceeded(now - read.since));
@@ -142,7 +143,7 @@ export function recurringReads(
       if (batch.length === 1) batch[0]!.reject(cause);
       else {
         for (const read of batch) read.alone = true;
-        waiting.unshift(...batch);
+        waiting.unshift(batch);
       }
       return false;
     }
@@ -162,7 +163,7 @@ export function recurringReads(
           try {
             client = await pool.connect();
           } catch (cause) {
-            for (const read of [...batch, ...waiting.splice(0)]) read.reject(cause);
+            for (const read of [...batch, ...waiting.takeAll()]) read.reject(cause);
             return;
           }
         }
