@@ -376,6 +376,13 @@ describeServiceEngines({ now: () => 5000n }, "service answers on $name", (engine
     });
     expect(withContext.body).toEqual({ allowed: true });
     expect(await ask("bo", "manage", "Org", "o1")).toBe(false);
+    // The PostgreSQL server's store counts its recurring reads and their messages (/metrics).
+    const counts = service.readMessages?.() ?? null;
+    if (engine.name !== "postgres") expect(counts).toBeNull();
+    else {
+      expect(counts!.messages).toBeGreaterThan(0);
+      expect(counts!.reads).toBeGreaterThanOrEqual(counts!.messages);
+    }
   });
 
   it("read stored zero-argument facts, and stop when they are deleted", async () => {

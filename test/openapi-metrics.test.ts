@@ -294,3 +294,31 @@ describe("GET /metrics", () => {
     );
   });
 });
+
+describe("GET /metrics, the store's reads in messages", () => {
+  const scrape = async (service: PolarService) => {
+    const app = createApp({ service, apiKeys: [KEY], logger: silentLogger });
+    return (await app.request("/metrics", { headers: auth })).text();
+  };
+
+  it("reports the counts the store gives at each scrape", async () => {
+    let counts = { reads: 0, messages: 0 };
+    const service = { ...fakeService(), readMessages: () => counts };
+    const app = createApp({ service, apiKeys: [KEY], logger: silentLogger });
+    counts = { reads: 40, messages: 9 };
+    let text = await (await app.request("/metrics", { headers: auth })).text();
+    expect(text).toContain("polar_sql_store_recurring_reads_total 40");
+    expect(text).toContain("polar_sql_store_read_messages_total 9");
+    counts = { reads: 56, messages: 11 };
+    text = await (await app.request("/metrics", { headers: auth })).text();
+    expect(text).toContain("polar_sql_store_recurring_reads_total 56");
+    expect(text).toContain("polar_sql_store_read_messages_total 11");
+  });
+
+  it("has no such series for a store whose reads go one by one", async () => {
+    const text = await scrape({ ...fakeService(), readMessages: () => null });
+    expect(text).toContain("polar_sql_http_requests_total");
+    expect(text).not.toContain("polar_sql_store_");
+    expect(await scrape(fakeService())).not.toContain("polar_sql_store_");
+  });
+});

@@ -70,6 +70,8 @@ describe.runIf(databaseUrl)("reads in batches on PostgreSQL", () => {
     expect(answers.map((rows) => rows[0]!.n)).toEqual(values.map((v) => Number(v) ** 2));
     // The first went alone; the other eleven waited: one batch of 8, then one of 3.
     expect(messages.map((text) => text.split(";").length)).toEqual([1, 8, 3]);
+    // What /metrics reports (polar_sql_store_recurring_reads_total and read_messages_total).
+    expect(read.counts()).toEqual({ reads: 12, messages: 3 });
   });
 
   it("sends a failed batch again one read at a time: only the bad read fails", async () => {

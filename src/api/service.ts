@@ -4,6 +4,7 @@
  * The HTTP adapter only parses, calls, and serializes.
  */
 
+import type { ReadMessages } from "../store/executor.js";
 import type { StandbyStatus } from "../store/replicas.js";
 
 /** A refused request: HTTP status plus the `{message}` body (and extra fields, e.g. policy errors). */
@@ -83,5 +84,7 @@ export interface PolarService {
   catchUp?(version: number): Promise<void>;
   /** The read replicas and their state (docs/operations.md#read-replicas); none without. */
   standbys?(): readonly StandbyStatus[];
+  /** How the store's recurring reads went in messages (docs/operations.md#metrics). */
+  readMessages?(): ReadMessages | null;
   close(): Promise<void>;
 }

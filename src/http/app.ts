@@ -130,7 +130,10 @@ export function createApp(options: AppOptions): Hono<Vars> {
     [...services.entries()].map(([name, service]) => [
       name,
       (name === DEFAULT_ENVIRONMENT && options.metrics) ||
-        createHttpMetrics({ standbys: () => service.standbys?.() ?? [] }),
+        createHttpMetrics({
+          standbys: () => service.standbys?.() ?? [],
+          readMessages: () => service.readMessages?.() ?? null,
+        }),
     ]),
   );
   const shared = options.processMetrics ? processMetrics() : null;

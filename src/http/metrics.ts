@@ -4,6 +4,7 @@
  * process metrics (CPU, memory, event loop lag) to it. See docs/operations.md, "Metrics".
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { ReadMessages } from "../store/executor.js";
 import type { StandbyStatus } from "../store/replicas.js";
 
 export interface HttpMetrics {
@@ -32,11 +33,15 @@ export function createHttpMetrics(
     readonly processMetrics?: boolean;
     /** The read replicas to report (src/store/replicas.ts), read at each scrape. */
     readonly standbys?: () => readonly StandbyStatus[];
+    /** The store's recurring reads and their messages, read at each scrape. */
+    readonly readMessages?: () => ReadMessages | null;
   } = {},
 ): HttpMetrics {
   const registry = options.registry ?? new Registry();
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: "polar_sql_" });
   if (options.standbys) standbyGauges(registry, options.standbys);
+  // Registered when the store counts them: a store whose reads go one by one has none.
+  if (options.readMessages?.()) readMessageCounters(registry, options.readMessages);
   const requests = new Counter({
     name: "polar_sql_http_requests_total",
     help: "HTTP requests answered, by route, method and status",
@@ -122,5 +127,33 @@ function standbyGauges(registry: Registry, standbys: () => readonly StandbyStatu
     "polar_sql_standby_statements",
     "Statements a read replica answered since the process started",
     (s) => s.served,
+  );
+}
+
+/**
+ * The store's recurring reads and the messages they went in (src/store/postgres-batches.ts):
+ * reads over messages is the mean batch.
+ */
+function readMessageCounters(registry: Registry, counts: () => ReadMessages | null): void {
+  const counter = (name: string, help: string, value: (counts: ReadMessages) => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        const now = counts();
+        if (now) this.inc(value(now));
+      },
+    });
+  counter(
+    "polar_sql_store_recurring_reads_total",
+    "Recurring reads (prepared questions) sent to PostgreSQL",
+    (c) => c.reads,
+  );
+  counter(
+    "polar_sql_store_read_messages_total",
+    "Messages those reads went in: several wait and go together while the sessions are busy",
+    (c) => c.messages,
   );
 }

@@ -47,7 +47,8 @@ export function withIdLimit(service: PolarService, limit: number): PolarService 
   return limited as unknown as PolarService;
 }
 
-const BODILESS = new Set([
+/** Endpoints without a body, and the service's synchronous reports, called as they are. */
+const BODILESS = new Set<string>([
   "getPolicy",
   "policyMetadata",
   "getFacts",
@@ -56,8 +57,9 @@ const BODILESS = new Set([
   "stats",
   "catchUp",
   "standbys",
+  "readMessages",
   "close",
-]);
+] satisfies (keyof PolarService)[]);
 
 /** The strings in a JSON value, counted without recursion up to just past `stop`. */
 function countStrings(value: unknown, stop: number): number {

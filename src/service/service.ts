@@ -138,6 +138,7 @@ export function serviceOver(store: FactStore, settings: ServiceSettings = {}): P
     previewPolicy: (body) => previewReply({ store, limits, ...clock }, body),
     catchUp: (version) => store.catchUp(version),
     standbys: () => store.standbys(),
+    readMessages: () => store.readMessages(),
     async close() {
       await ownPool?.close();
       await store.close();

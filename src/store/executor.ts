@@ -52,11 +52,22 @@ export interface SqlExecutor {
    * a small input (src/store/fact-lookups.ts), since nothing can interrupt it.
    */
   readonly readNow?: (sql: string, params: readonly unknown[]) => Record<string, unknown>[] | null;
+  /**
+   * Recurring reads sent to the server and the messages they went in, where several go in one
+   * (PostgreSQL, src/store/postgres-batches.ts).
+   */
+  readonly readMessages?: () => ReadMessages;
   /** Follows `NOTIFY`s on `channel`, also from other processes. Resolves once listening. */
   listen(channel: string, listener: ChannelListener): Promise<void>;
   /** Runs `work` in one transaction: all of it commits, or none of it. */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** Counts since the store opened: reads over messages is the mean batch. */
+export interface ReadMessages {
+  readonly reads: number;
+  readonly messages: number;
 }
 
 export interface ChannelListener {

@@ -17,7 +17,7 @@ import type pg from "pg";
 import { DeadlineExceeded } from "../core/deadline.js";
 import { Fifo } from "../core/fifo.js";
 import { quoteString } from "../dialects/postgres/literal.js";
-import { preparedNames } from "./executor.js";
+import { preparedNames, type ReadMessages } from "./executor.js";
 
 /** Reads sent in one message at most. */
 const BATCH_LIMIT = 8;
@@ -56,11 +56,11 @@ interface Waiting {
   reject(cause: unknown): void;
 }
 
-type RecurringRead = <Row>(
-  sql: string,
-  params: readonly string[],
-  deadline: number | undefined,
-) => Promise<Row[]>;
+interface RecurringRead {
+  <Row>(sql: string, params: readonly string[], deadline: number | undefined): Promise<Row[]>;
+  /** Reads sent so far, and the messages they went in. */
+  counts(): ReadMessages;
+}
 
 interface Pace {
   /** Sessions kept while they answer; default `STEADY_SESSIONS`. */
@@ -92,6 +92,8 @@ export function recurringReads(
   let progress = 0;
   let steadyProgress = 0;
   let watch: ReturnType<typeof setTimeout> | null = null;
+  let reads = 0;
+  let messages = 0;
 
   /** The next message's reads: one alone, or up to BATCH_LIMIT; those past their deadline fail. */
   const nextBatch = (): Waiting[] => {
@@ -122,6 +124,8 @@ export function recurringReads(
       prepared.set(client, statements);
     }
     const earliest = Math.min(...batch.map((read) => read.deadline ?? Number.POSITIVE_INFINITY));
+    reads += batch.length;
+    messages++;
     const message = async () => {
       const texts: string[] = [];
       for (const read of batch) texts.push(await statements.execute(read.sql, read.params));
@@ -197,7 +201,7 @@ export function recurringReads(
     watch.unref?.();
   };
 
-  return <Row>(sql: string, params: readonly string[], deadline: number | undefined) =>
+  const read = <Row>(sql: string, params: readonly string[], deadline: number | undefined) =>
     new Promise<Row[]>((resolve, reject) => {
       const since = Date.now();
       const answer = resolve as Waiting["resolve"];
@@ -207,6 +211,7 @@ export function recurringReads(
         void drain(true);
       } else if (steady + extra < sessions) arm(stallMs);
     });
+  return Object.assign(read, { counts: () => ({ reads, messages }) });
 }
 
 interface SessionStatements {

@@ -76,6 +76,7 @@ export async function openPostgres(options: PostgresOptions): Promise<SqlExecuto
       if (!recurs(sql)) return query<Row>(sql, params, hints);
       return read<Row>(sql, params, hints?.deadline);
     },
+    readMessages: read.counts,
     async listen(channel, listener) {
       const connect = async (): Promise<pg.Client> => {
         const client = new pg.Client({ connectionString: options.connectionString });

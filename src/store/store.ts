@@ -16,7 +16,7 @@ import type { Diagnostic } from "../source/diagnostic.js";
 import { policyState } from "./active-policy.js";
 import { run } from "./compile.js";
 import { DEFAULT_ENVIRONMENT, placeEnvironment } from "./environment.js";
-import type { SqlExecutor } from "./executor.js";
+import type { ReadMessages, SqlExecutor } from "./executor.js";
 import {
   clearFacts,
   deleteExactFacts,
@@ -135,6 +135,8 @@ export interface FactStore {
   head(atLeast?: number): Promise<ReadHead>;
   /** The standbys and their state (none without replicas). */
   standbys(): readonly StandbyStatus[];
+  /** How the primary's recurring reads went in messages; null where they go one by one. */
+  readMessages(): ReadMessages | null;
   /**
    * Makes sure a write that another instance acknowledged with this data version (the
    * `OsoOffset` a client sends back) is seen here: reads the version, and the policy with it,
@@ -323,6 +325,7 @@ function createStore(db: SqlExecutor, refreshMs: number): OpeningStore {
       return { program: active?.program ?? null, dataVersion: version, db };
     },
     standbys: () => replicas?.status() ?? [],
+    readMessages: () => db.readMessages?.() ?? null,
     catchUp: (version) => state.catchUp(version),
     async close() {
       await replicas?.close();
