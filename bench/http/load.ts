@@ -24,7 +24,7 @@
 import { randomBytes } from "node:crypto";
 import { type DriveSummary, drive } from "./drive.js";
 import { type BenchRequest, datasetFromEnv } from "./fixture.js";
-import { type OpenLoopSummary, openLoop } from "./open-loop.js";
+import { type ApartSummary, openLoopApart } from "./open-loop-apart.js";
 import { serverStore, startServer } from "./server-process.js";
 
 const quick = process.argv.includes("--quick");
@@ -92,14 +92,15 @@ async function main(): Promise<void> {
     const rssLoaded = await server.rssMiB();
     await run(mixed, phases.warmup);
     const rssWarm = await server.rssMiB();
-    const traces: [string, OpenLoopSummary][] = [];
+    const traces: [string, ApartSummary][] = [];
     const results: [string, DriveSummary][] = [
       ["authorize", await run(mix.authorize, phases.authorize)],
       // Latency at the target rate, open loop: the saturating run above measures queueing as
       // much as service (50 connections at N requests/s wait 50/N s on average, Little's law).
       ...(await sequence(AUTHORIZE_RATES, async (rate): Promise<[string, DriveSummary]> => {
         const name = `authorize at ${rate} requests/s, open loop`;
-        const summary = await openLoop({
+        // In a process of its own: this one's collections would be counted as the server's.
+        const summary = await openLoopApart({
           url: server.url,
           apiKey,
           requests: mix.authorize,
@@ -126,6 +127,9 @@ async function main(): Promise<void> {
     console.log(
       `\nserver RSS: ${rssLoaded} MiB after loading, ${rssWarm} MiB after warm-up, ${rssEnd} MiB at the end`,
     );
+    for (const [name, { generatorPauses: p }] of traces) {
+      console.log(`${name}: the generator's GC pauses of 2 ms or more: ${p.count}, longest ${p.maxMs} ms`);
+    }
     for (const [name, summary] of traces) printSlowest(name, summary);
     console.log(`total time ${Math.round((Date.now() - started) / 1000)} s`);
     const failed = results.filter(([, s]) => s.errors > 0 || s.non2xx > 0);
@@ -137,7 +141,7 @@ async function main(): Promise<void> {
 }
 
 /** The slowest requests of an open-loop run, each split into where its time went. */
-function printSlowest(name: string, summary: OpenLoopSummary): void {
+function printSlowest(name: string, summary: ApartSummary): void {
   if (summary.slowest.length === 0) return;
   const ms = (n: number | null) => (n === null ? "–" : n.toFixed(1));
   console.log(`\nslowest of ${name}:`);

@@ -59,6 +59,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopSummar
   let firstFailure: string | null = null;
   let sent = 0;
   let finished = 0;
+  await openConnections(target, agent, options.connections ?? 50);
   const start = performance.now();
 
   const send = (index: number) => {
@@ -79,11 +80,14 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopSummar
         timeout: 5000,
       },
       (response) => {
+        const status = response.statusCode ?? 0;
+        const failed = status < 200 || status >= 300;
+        // A success's body is not kept: the bench's own garbage is the bench's own tail.
         const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        if (failed) response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        else response.resume();
         response.on("end", () => {
-          const status = response.statusCode ?? 0;
-          if (status < 200 || status >= 300) {
+          if (failed) {
             non2xx++;
             firstFailure ??= `${status} ${Buffer.concat(chunks).toString().slice(0, 300)}`;
           }
@@ -148,6 +152,21 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopSummar
     firstFailure,
     slowest: keepSlowest(traced, options.trace ?? 0),
   };
+}
+
+/**
+ * Opens the agent's connections before the schedule starts (one `GET /health` on each, at
+ * once): a steady rate is measured on open connections, not on the first requests of the run
+ * waiting for their handshakes (~40 of them at 1,000/s took 10–30 ms, bench/RESULTS.md).
+ */
+async function openConnections(target: URL, agent: http.Agent, count: number): Promise<void> {
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const request = http.get({ host: target.hostname, port: target.port, path: "/health", agent });
+      request.on("response", (response) => response.resume().on("end", resolve));
+      request.on("error", reject);
+    });
+  await Promise.all(Array.from({ length: count }, one));
 }
 
 /** Cuts `traced` to its `count` slowest requests, slowest first. */
