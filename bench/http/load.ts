@@ -128,7 +128,9 @@ async function main(): Promise<void> {
       `\nserver RSS: ${rssLoaded} MiB after loading, ${rssWarm} MiB after warm-up, ${rssEnd} MiB at the end`,
     );
     for (const [name, { generatorPauses: p }] of traces) {
-      console.log(`${name}: the generator's GC pauses of 2 ms or more: ${p.count}, longest ${p.maxMs} ms`);
+      console.log(
+        `${name}: the generator's GC pauses of 2 ms or more: ${p.count}, longest ${p.maxMs} ms`,
+      );
     }
     for (const [name, summary] of traces) printSlowest(name, summary);
     console.log(`total time ${Math.round((Date.now() - started) / 1000)} s`);

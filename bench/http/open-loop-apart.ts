@@ -16,6 +16,8 @@ import { type OpenLoopOptions, type OpenLoopSummary, openLoop } from "./open-loo
 export interface ApartSummary extends OpenLoopSummary {
   /** The generator's garbage collections of 2 ms or more during the run. */
   readonly generatorPauses: { readonly count: number; readonly maxMs: number };
+  /** CPU seconds the generator's process used for the run (user and system). */
+  readonly generatorCpuSeconds: number;
 }
 
 const CHILD = "--open-loop-child";
@@ -51,9 +53,14 @@ async function runAsChild(): Promise<void> {
     }
   }).observe({ entryTypes: ["gc"] });
   running = true;
+  const before = process.cpuUsage();
   const summary = await openLoop(options);
+  const used = process.cpuUsage(before);
   running = false;
-  process.stdout.write(JSON.stringify({ ...summary, generatorPauses: pauses }));
+  const generatorCpuSeconds = (used.user + used.system) / 1e6;
+  process.stdout.write(
+    JSON.stringify({ ...summary, generatorPauses: pauses, generatorCpuSeconds }),
+  );
 }
 
 if (process.argv.includes(CHILD)) await runAsChild();

@@ -162,7 +162,12 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopSummar
 async function openConnections(target: URL, agent: http.Agent, count: number): Promise<void> {
   const one = () =>
     new Promise<void>((resolve, reject) => {
-      const request = http.get({ host: target.hostname, port: target.port, path: "/health", agent });
+      const request = http.get({
+        host: target.hostname,
+        port: target.port,
+        path: "/health",
+        agent,
+      });
       request.on("response", (response) => response.resume().on("end", resolve));
       request.on("error", reject);
     });

@@ -1,7 +1,7 @@
 /**
  * Load spread over several instances, as a load balancer would spread it: each instance gets
  * its share of the keep-alive connections (saturated runs, bench/http/drive.ts) or of the
- * request rate (open loop, bench/http/open-loop.ts), all from this one process, with the CPU
+ * request rate (open loop, bench/http/open-loop.ts, from processes of its own), with the CPU
  * each role used meanwhile (cpu.ts). A connection-level split is what an L4 balancer does with
  * keep-alive clients; a request-level round robin would spread the same load the same way
  * here, since every connection sends the same mix.
@@ -9,7 +9,7 @@
 import http from "node:http";
 import { type DriveSummary, drive } from "../http/drive.js";
 import type { BenchRequest } from "../http/fixture.js";
-import { openLoop } from "../http/open-loop.js";
+import { type ApartSummary, openLoopApart } from "../http/open-loop-apart.js";
 import { type CpuRoles, cpuShares, cpuSnapshot } from "./cpu.js";
 
 export interface Spread {
@@ -25,10 +25,22 @@ function share(requests: readonly BenchRequest[], k: number, n: number): BenchRe
   return requests.filter((_, i) => i % n === k);
 }
 
-async function measured(roles: CpuRoles, run: () => Promise<DriveSummary[]>): Promise<Spread> {
+/**
+ * `run`'s summaries with the cores each role used meanwhile. `elsewhere` is the generator's CPU
+ * seconds spent in processes of its own (open loops apart), which /proc saw as `other`.
+ */
+async function measured<Summary extends DriveSummary>(
+  roles: CpuRoles,
+  run: () => Promise<Summary[]>,
+  elsewhere: (summaries: readonly Summary[]) => number = () => 0,
+): Promise<Spread> {
   const before = await cpuSnapshot(roles);
   const perInstance = await run();
-  const cores = cpuShares(before, await cpuSnapshot(roles));
+  const after = await cpuSnapshot(roles);
+  const cores = cpuShares(before, after);
+  const apart = elsewhere(perInstance) / ((after.at - before.at) / 1000);
+  cores.set("generator", (cores.get("generator") ?? 0) + apart);
+  cores.set("other", Math.max(0, (cores.get("other") ?? 0) - apart));
   const requestsPerSecond = perInstance.reduce((sum, s) => sum + s.requestsPerSecond, 0);
   return { requestsPerSecond, perInstance, cores };
 }
@@ -59,22 +71,31 @@ export function saturated(options: SpreadOptions & { readonly connections: numbe
   );
 }
 
-/** `rate` requests/s in all on a fixed schedule, each instance its share. */
+/**
+ * `rate` requests/s in all on a fixed schedule, each instance its share, each share from a
+ * process of its own (bench/http/open-loop-apart.ts: this one's collections would count as the
+ * instances' latency).
+ */
 export function steady(options: SpreadOptions & { readonly rate: number }) {
   const n = options.urls.length;
-  return measured(options.roles, () =>
-    Promise.all(
-      options.urls.map((url, k) =>
-        openLoop({
-          url,
-          apiKey: options.apiKey,
-          requests: share(options.requests, k, n),
-          rate: options.rate / n,
-          seconds: options.seconds,
-          connections: Math.ceil(50 / n),
-        }),
+  const generatorSeconds = (summaries: readonly ApartSummary[]) =>
+    summaries.reduce((sum, s) => sum + s.generatorCpuSeconds, 0);
+  return measured(
+    options.roles,
+    () =>
+      Promise.all(
+        options.urls.map((url, k) =>
+          openLoopApart({
+            url,
+            apiKey: options.apiKey,
+            requests: share(options.requests, k, n),
+            rate: options.rate / n,
+            seconds: options.seconds,
+            connections: Math.ceil(50 / n),
+          }),
+        ),
       ),
-    ),
+    generatorSeconds,
   );
 }
 
