@@ -6,6 +6,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BenchRequest } from "../bench/http/fixture.js";
 import { openLoopApart } from "../bench/http/open-loop-apart.js";
 
 describe("openLoopApart", () => {
@@ -29,9 +30,9 @@ describe("openLoopApart", () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const requests = [
-    { path: "/api/authorize", body: '{"n":1}' },
-    { path: "/api/authorize", body: '{"n":2}' },
+  const requests: BenchRequest[] = [
+    { name: "authorize", path: "/api/authorize", body: '{"n":1}' },
+    { name: "authorize", path: "/api/authorize", body: '{"n":2}' },
   ];
 
   it("sends the schedule's requests on connections opened before it starts", async () => {
