@@ -151,6 +151,9 @@ describe("statements with values as parameters", () => {
   it("reuse a printed text only as the text printing afresh would give", () => {
     const id = fc.oneof(
       fc.constantFrom("lobby", "d1", "o1", "it's", "a\\b", "$1", "--", "ü", " ", "SELECT"),
+      // Ids an engine compares untyped with a column (canonical integers, uuids) get another
+      // text around them than the rest: the same shape keeps a template for each.
+      fc.constantFrom("17", "0", "-5", "007", "2147483648", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"),
       // Ids are never empty (docs/http-api.md, "Ids").
       fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !s.includes("\u0000")),
     );

@@ -204,19 +204,7 @@ export function printPlan(
     };
   }
   // Print once per shape; then each request only writes its values into the text.
-  const key = JSON.stringify([
-    dialect.name,
-    writing,
-    shape,
-    // Whether each id compares untyped decides the text around it (src/lower/untyped-ids.ts);
-    // an array parameter's text only whether it has ids.
-    [...params].map(([name, ids]) => [
-      name,
-      idArrays && listParams(plan).has(name)
-        ? ids.length > 0
-        : ids.map((id) => (dialect.comparesUntyped?.(id) ? "u" : "t")).join(""),
-    ]),
-  ]);
+  const key = templateKey(dialect, writing, shape, params, idArrays ? listParams(plan) : NO_LISTS);
   let templates = printedTemplates.get(plan);
   if (!templates) {
     templates = new Map();
@@ -239,6 +227,49 @@ export function printPlan(
   return template.kind === "parameters"
     ? { ...filled, ...withLongestList(template.values, params) }
     : filled;
+}
+
+/**
+ * What decides a parameters or literals template's text besides the plan: the dialect, the
+ * writing, the shape, and for each param whether each id compares untyped (the text around it
+ * differs, src/lower/untyped-ids.ts), or for a param read as one array only whether it has ids.
+ * Every part is length-prefixed, so no two different keys are equal (a `filter` column is the
+ * caller's SQL, any text). Built per request: no JSON of the shape and params.
+ */
+export function templateKey(
+  dialect: Dialect,
+  writing: "literals" | "parameters",
+  shape: Shape,
+  params: ReadonlyMap<string, readonly string[]>,
+  arrays: ReadonlySet<string>,
+): string {
+  let key = `${dialect.name}|${writing}|${shapeKey(shape)}`;
+  for (const [name, ids] of params) {
+    let flags = "";
+    if (arrays.has(name)) flags = ids.length > 0 ? "a" : "0";
+    else for (const id of ids) flags += dialect.comparesUntyped?.(id) ? "u" : "t";
+    key += `|${name.length}:${name}${flags.length}:${flags}`;
+  }
+  return key;
+}
+
+function shapeKey(shape: Shape): string {
+  switch (shape.kind) {
+    case "exists":
+      return `e${shape.column}`;
+    case "actions":
+      return "a";
+    case "filter":
+      return `f${shape.column.length}:${shape.column}`;
+    case "select":
+      return `s${JSON.stringify(shape.names)}`;
+    case "page":
+      return `p${JSON.stringify([shape.after, shape.limit])}`;
+    default: {
+      const _never: never = shape;
+      return _never;
+    }
+  }
 }
 
 const TEMPLATE = { kind: "template", free: new Map<string, number>() } as const;
