@@ -102,6 +102,15 @@ describe.each(DIALECT_NAMES)("%s", (dialect) => {
     expect(() => rules.literal(value, undefined, true)).toThrow();
   });
 
+  it.each(WRITTEN)("sends $value.type $value.id as a parameter as it is", ({ value }) => {
+    const sent = rules.parameter(value, undefined);
+    expect(sent).toBe(readBack(dialect, value));
+  });
+
+  it.each(REFUSED)("refuses $type $id as a parameter too", (value) => {
+    expect(() => rules.parameter(value, undefined)).toThrow();
+  });
+
   const open = RUNNERS[dialect];
   describe.skipIf(open === null)("on its engine", () => {
     it("reads every literal back as the value written", async () => {

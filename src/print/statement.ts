@@ -189,7 +189,11 @@ export function printPlan(
   }
   const cacheable =
     options.cacheText !== false &&
-    sameTextForEveryValue(plan, params, { facts, bindings, ...runtime }, renderable, idArrays);
+    sameTextForEveryValue(plan, params, { facts, bindings, ...runtime }, idArrays, (value) =>
+      // Asked directly: a request's ids rarely recur, and keeping each answer cost more
+      // (~3 µs an id) than the check itself (`renderable` keeps central facts' answers).
+      dialect.canWrite(value, bindings.sqlTypes.get(value.type)),
+    );
   if (!cacheable) {
     const lowered = lower();
     if (!lowered) return UNUSED_STATEMENT;
@@ -392,13 +396,13 @@ function sameTextForEveryValue(
   plan: Plan,
   params: ReadonlyMap<string, readonly string[]>,
   runtime: Parameters<typeof factsFor>[2],
-  renderable: (value: Value) => boolean,
   idArrays: boolean,
+  writable: (value: Value) => boolean,
 ): boolean {
   const reads = readsOfPlan(plan);
   if (!reads || (reads.lists.size > 0 && !idArrays)) return false;
   for (const [name, type] of reads.paramTypes) {
-    if (!(params.get(name) ?? []).every((id) => renderable({ type, id }))) return false;
+    for (const id of params.get(name) ?? []) if (!writable({ type, id })) return false;
   }
   return reads.facts.every(({ branch, ref }) => factsFor(branch, ref, runtime).length === 0);
 }

@@ -56,6 +56,12 @@ export function quoteString(text: string): string {
   return text.includes("\\") ? `E'${quoted.replaceAll("\\", "\\\\")}'` : `'${quoted}'`;
 }
 
+/** `quoteString`'s checks, without the literal: a parameter is sent as the text itself. */
+function checkedText(text: string): string {
+  checkStorable(text, "string");
+  return text;
+}
+
 /**
  * A double-quoted PostgreSQL identifier; the name keeps its exact case and characters.
  *
@@ -123,8 +129,13 @@ function kindOf(type: string): ValueKind {
 }
 
 /** How an entity id is written for a column of `sqlType`; null when no row can hold it. */
-function renderEntityId(id: string, sqlType: string | undefined, typed: boolean): string | null {
-  if (sqlType === undefined) return typed ? `cast(${quoteString(id)} as text)` : quoteString(id);
+function renderEntityId(
+  id: string,
+  sqlType: string | undefined,
+  typed: boolean,
+  quote: (text: string) => string,
+): string | null {
+  if (sqlType === undefined) return typed ? `cast(${quote(id)} as text)` : quote(id);
   const normalized = normalizedOrThrow(sqlType);
   const family = sqlTypeFamily(normalized);
   switch (family) {
@@ -136,9 +147,9 @@ function renderEntityId(id: string, sqlType: string | undefined, typed: boolean)
       return CANONICAL_DECIMAL.test(id) && !/^-0(?:\.0+)?$/.test(id) ? bareNumber(id) : null;
     case "uuid":
       if (!UUID_TEXT.test(id)) return null;
-      return typed ? `cast(${quoteString(id)} as uuid)` : quoteString(id);
+      return typed ? `cast(${quote(id)} as uuid)` : quote(id);
     case "other":
-      return typed ? `cast(${quoteString(id)} as ${castTypeName(normalized)})` : quoteString(id);
+      return typed ? `cast(${quote(id)} as ${castTypeName(normalized)})` : quote(id);
     default: {
       const _never: never = family;
       return _never;
@@ -146,17 +157,23 @@ function renderEntityId(id: string, sqlType: string | undefined, typed: boolean)
   }
 }
 
-function render(value: Value, sqlType: string | undefined, typed: boolean): string | null {
+/** `quote` writes a string literal: `quoteString`, or `checkedText` to check without writing. */
+function render(
+  value: Value,
+  sqlType: string | undefined,
+  typed: boolean,
+  quote: (text: string) => string = quoteString,
+): string | null {
   const kind = kindOf(value.type);
   switch (kind) {
     case "String":
-      return typed ? `cast(${quoteString(value.id)} as text)` : quoteString(value.id);
+      return typed ? `cast(${quote(value.id)} as text)` : quote(value.id);
     case "Integer":
       return renderInteger(value.id);
     case "Boolean":
       return renderBoolean(value.id);
     case "entity":
-      return renderEntityId(value.id, sqlType, typed);
+      return renderEntityId(value.id, sqlType, typed, quote);
     default: {
       const _never: never = kind;
       return _never;
@@ -214,7 +231,7 @@ export function parameterType(type: string, sqlType: string | undefined): string
  * would give null, and the same errors.
  */
 export function parameterText(value: Value, sqlType: string | undefined): string | null {
-  if (render(value, sqlType, false) === null) return null;
+  if (render(value, sqlType, false, checkedText) === null) return null;
   return kindOf(value.type) === "Integer" ? parseInteger(value.id)!.toString() : value.id;
 }
 

@@ -122,7 +122,7 @@ export function parameterValue(
   value: Value,
   sqlType: string | undefined,
 ): string {
-  if (writeValue(spelling, value, sqlType) === null) {
+  if (writeValue(checking(spelling), value, sqlType) === null) {
     throw new Error(`internal: unwritable ${value.type} value`);
   }
   if (value.type === "Integer") return parseInteger(value.id)!.toString();
@@ -131,6 +131,21 @@ export function parameterValue(
   return value.id;
 }
 
+/**
+ * `spelling` with a quote that gives its text back: `writeValue` then makes every check of a
+ * literal (and throws the same errors) without escaping a string no one reads.
+ */
+function checking(spelling: LiteralSpelling): LiteralSpelling {
+  let found = checkingSpellings.get(spelling);
+  if (!found) {
+    found = { ...spelling, quote: (text) => text };
+    checkingSpellings.set(spelling, found);
+  }
+  return found;
+}
+
+const checkingSpellings = new WeakMap<LiteralSpelling, LiteralSpelling>();
+
 /** Whether a value has a literal for a column of `sqlType`. */
 export function canWriteValue(
   spelling: LiteralSpelling,
@@ -138,7 +153,7 @@ export function canWriteValue(
   sqlType: string | undefined,
 ): boolean {
   try {
-    return writeValue(spelling, value, sqlType) !== null;
+    return writeValue(checking(spelling), value, sqlType) !== null;
   } catch (error) {
     if (error instanceof LiteralError) return false;
     throw error;
