@@ -48,7 +48,7 @@ export class Fifo<T> {
   }
 
   #clear(): void {
-    this.#items = [];
+    this.#items.length = 0;
     this.#head = 0;
   }
 }
