@@ -4,6 +4,7 @@
  * the schema changes.
  */
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
+import { keepLeadingByteOrderMarks } from "../../src/store/pglite-text.js";
 
 /**
  * The hashed names of PGlite's files beside this chunk, set by src/cli/playground-build.ts
@@ -33,6 +34,8 @@ function pgliteFiles(): Promise<PGliteOptions> {
 }
 
 async function open(schema: string): Promise<PGlite> {
+  // As on the embedded store: a text that begins with U+FEFF is read back whole.
+  keepLeadingByteOrderMarks();
   const db = await PGlite.create(await pgliteFiles());
   await db.exec(schema);
   return db;
