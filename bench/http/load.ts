@@ -116,6 +116,7 @@ async function main(): Promise<void> {
       ["mixed (authorize, list, actions, authorize_query)", await run(mixed, phases.mixed)],
     ];
     const rssEnd = await server.rssMiB();
+    const batching = onPostgres ? await readsPerMessage(server.url, apiKey) : null;
     const facts = `${dataset.facts().length} facts (${dataset.description}); ${BODIES} bodies per endpoint`;
     const store = onPostgres
       ? "PostgreSQL server"
@@ -127,6 +128,7 @@ async function main(): Promise<void> {
     console.log(
       `\nserver RSS: ${rssLoaded} MiB after loading, ${rssWarm} MiB after warm-up, ${rssEnd} MiB at the end`,
     );
+    if (batching) console.log(batching);
     for (const [name, { generatorPauses: p }] of traces) {
       console.log(
         `${name}: the generator's GC pauses of 2 ms or more: ${p.count}, longest ${p.maxMs} ms`,
@@ -140,6 +142,17 @@ async function main(): Promise<void> {
   } finally {
     await server.stop();
   }
+}
+
+/** The store's reads and the messages they went in, from the server's `/metrics`. */
+async function readsPerMessage(url: string, apiKey: string): Promise<string> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${apiKey}` } });
+  const text = await res.text();
+  const counter = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]);
+  const reads = counter("polar_sql_store_recurring_reads_total");
+  const messages = counter("polar_sql_store_read_messages_total");
+  const mean = (reads / messages).toFixed(2);
+  return `store reads in the whole run: ${reads} in ${messages} messages, ${mean} a message`;
 }
 
 /** The slowest requests of an open-loop run, each split into where its time went. */
