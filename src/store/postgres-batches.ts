@@ -113,6 +113,12 @@ export function recurringReads(
     return batch;
   };
 
+  /** Closes a session whose state is unknown, with the statements it had prepared. */
+  const letGo = (client: pg.PoolClient) => {
+    prepared.delete(client);
+    client.release(true);
+  };
+
   /**
    * Sends `batch` on `client`; false when the session was let go: after a failure (the reads
    * wait again, each to go alone) or a cancel that may still land on its next statement.
@@ -138,12 +144,10 @@ export function recurringReads(
         : bounded(client, earliest, message));
       for (const [i, read] of batch.entries()) read.resolve(results[i]!.rows);
       if (!bounded.cancelled(client)) return true;
-      prepared.delete(client);
-      client.release(true);
+      letGo(client);
       return false;
     } catch (cause) {
-      prepared.delete(client);
-      client.release(true);
+      letGo(client);
       if (batch.length === 1) batch[0]!.reject(cause);
       else {
         for (const read of batch) read.alone = true;
