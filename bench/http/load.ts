@@ -5,7 +5,9 @@
  * answers; then at 2,000 requests/s evenly spaced, open loop, see open-loop.ts),
  * authorize_query alone, then a mix of authorize, list, actions and authorize_query. About
  * 36 s in all.
- * Reports requests/s, p99 latency, errors, and the server's RSS at start and end.
+ * Reports requests/s, p99 latency, errors, and the server's RSS at start and end. The max of a
+ * saturated run includes autocannon opening its 50 connections, which a busy server accepts one
+ * per turn of its event loop (docs/operations.md, "Keep connections open").
  *
  *   npx tsx bench/http/load.ts                 # full run (~30 s of load), ~12.6k facts
  *   npx tsx bench/http/load.ts --small         # ~1k facts
